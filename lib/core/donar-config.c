@@ -1,0 +1,144 @@
+/* Settings with the paper's defaults, and the names of the enums. */
+#include "donar-session-private.h"
+
+#include <string.h>
+
+void
+donar_config_init (DonarConfig * config)
+{
+  memset (config, 0, sizeof *config);
+  config->n_links = 12;
+  config->n_1st = 3;
+  config->n_2nd = 3;
+  config->window_us = 2 * G_USEC_PER_SEC;
+  config->policy = DONAR_POLICY_ALTERNATE;
+  config->redundancy = 1;
+  config->frame_period_us = 40 * 1000;
+  /* A copy handed over 200 ms ago needs a link faster than 160 ms to meet
+   * the 360 ms deadline; older copies only take room. */
+  config->max_piggyback_age_us = 200 * 1000;
+  /* 0: the n1ST + n2ND latest frames, the links in use (section 4.1). */
+  config->recent_frames = 0;
+  config->max_record = DONAR_CELL_PAYLOAD;
+  config->merge = DONAR_MERGE_MEAN;
+  config->seed = 0;
+}
+
+guint
+donar_config_recent_frames (const DonarConfig * config)
+{
+  return config->recent_frames ? config->recent_frames :
+      config->n_1st + config->n_2nd;
+}
+
+DonarError
+donar_config_validate (const DonarConfig * config)
+{
+  if (config->n_links < 1 || config->n_links > DONAR_MAX_LINKS)
+    return DONAR_ERROR_INVALID_ARGUMENT;
+  if (config->n_1st < 1 || config->n_1st + config->n_2nd > config->n_links)
+    return DONAR_ERROR_INVALID_ARGUMENT;
+  if (config->window_us <= 0 || config->frame_period_us <= 0 ||
+      config->max_piggyback_age_us < 0)
+    return DONAR_ERROR_INVALID_ARGUMENT;
+  if (config->redundancy > DONAR_MAX_REDUNDANCY)
+    return DONAR_ERROR_INVALID_ARGUMENT;
+  if (donar_config_recent_frames (config) * DONAR_SCHEDULER_MAX_SENDS >
+      DONAR_WIRE_MAX_RECENT)
+    return DONAR_ERROR_INVALID_ARGUMENT;
+  if (config->max_record > DONAR_CELL_PAYLOAD ||
+      config->max_record < donar_wire_overhead (config->n_links,
+          donar_config_recent_frames (config) * DONAR_SCHEDULER_MAX_SENDS,
+          1) + 1)
+    return DONAR_ERROR_INVALID_ARGUMENT;
+  switch (config->policy) {
+    case DONAR_POLICY_SIMPLE:
+    case DONAR_POLICY_ALTERNATE:
+      break;
+    case DONAR_POLICY_TORFONE:
+    case DONAR_POLICY_DOUBLE_SEND:
+      if (config->n_links < 2)
+        return DONAR_ERROR_INVALID_ARGUMENT;
+      break;
+    default:
+      return DONAR_ERROR_INVALID_ARGUMENT;
+  }
+  if (config->merge > DONAR_MERGE_REMOTE)
+    return DONAR_ERROR_INVALID_ARGUMENT;
+  return DONAR_OK;
+}
+
+const char *
+donar_error_to_string (DonarError error)
+{
+  switch (error) {
+    case DONAR_OK:
+      return "no error";
+    case DONAR_ERROR_INVALID_ARGUMENT:
+      return "invalid argument or setting";
+    case DONAR_ERROR_TRUNCATED:
+      return "message truncated";
+    case DONAR_ERROR_OVERSIZE:
+      return "message larger than one Tor cell payload";
+    case DONAR_ERROR_UNKNOWN_VERSION:
+      return "unknown protocol version";
+    case DONAR_ERROR_UNKNOWN_TYPE:
+      return "unknown message type";
+    case DONAR_ERROR_BAD_LENGTH:
+      return "a length field disagrees with the message size";
+    case DONAR_ERROR_MALFORMED:
+      return "malformed message";
+    case DONAR_ERROR_EMPTY_FRAME:
+      return "zero-length frame";
+    case DONAR_ERROR_BAD_AUTHENTICATOR:
+      return "bad authenticator: not a link of this call";
+    case DONAR_ERROR_BAD_LINK:
+      return "link id out of range or not the link it arrived on";
+    case DONAR_ERROR_FRAME_TOO_LARGE:
+      return "frame too large for one message";
+    case DONAR_ERROR_NO_LINK:
+      return "no link is up";
+    case DONAR_ERROR_STALE:
+      return "message from the peer's previous session";
+    case DONAR_ERROR_STREAM_BROKEN:
+      return "link stream broken by an earlier error";
+  }
+  return "unknown error";
+}
+
+static const char *policy_names[] = {
+  "simple", "torfone", "alternate", "double-send",
+};
+
+const char *
+donar_policy_to_string (DonarPolicy policy)
+{
+  if ((guint) policy >= G_N_ELEMENTS (policy_names))
+    return "unknown";
+  return policy_names[policy];
+}
+
+gboolean
+donar_policy_from_string (const char *name, DonarPolicy * policy)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (policy_names); i++)
+    if (g_strcmp0 (name, policy_names[i]) == 0) {
+      *policy = i;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+const char *
+donar_group_to_string (DonarGroup group)
+{
+  switch (group) {
+    case DONAR_GROUP_1ST:
+      return "1st";
+    case DONAR_GROUP_2ND:
+      return "2nd";
+    case DONAR_GROUP_INACTIVE:
+      return "inactive";
+  }
+  return "unknown";
+}

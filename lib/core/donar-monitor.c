@@ -1,0 +1,189 @@
+/* Link monitoring by the out-of-order metric. */
+#include "donar-monitor.h"
+
+#include "donar-wire.h"
+
+#include <string.h>
+
+void
+donar_monitor_init (DonarMonitor * monitor, guint n_links,
+    DonarScoreMerge merge, gint64 remote_ttl_us)
+{
+  memset (monitor, 0, sizeof *monitor);
+  monitor->n_links = n_links;
+  monitor->merge = merge;
+  monitor->remote_ttl_us = remote_ttl_us;
+  for (guint i = 0; i < DONAR_MAX_LINKS; i++) {
+    monitor->local[i] = DONAR_SCORE_UNKNOWN;
+    monitor->remote[i] = DONAR_SCORE_UNKNOWN;
+  }
+}
+
+void
+donar_monitor_forget_expected (DonarMonitor * monitor)
+{
+  memset (monitor->expected, 0, sizeof monitor->expected);
+}
+
+void
+donar_monitor_forget_link (DonarMonitor * monitor, guint link)
+{
+  monitor->window_sum[link] = 0;
+  monitor->window_count[link] = 0;
+  monitor->local[link] = DONAR_SCORE_UNKNOWN;
+  monitor->remote[link] = DONAR_SCORE_UNKNOWN;
+  for (guint i = 0; i < DONAR_MONITOR_HISTORY; i++) {
+    DonarExpectedFrame *frame = &monitor->expected[i];
+
+    for (guint k = 0; k < frame->n_links; k++)
+      if (frame->links[k] == link)
+        frame->arrived |= 1 << k;
+  }
+}
+
+/* The record of seq, claimed from an older frame if need be; NULL when seq
+ * is older than what the slot holds. */
+static DonarExpectedFrame *
+expected_slot (DonarMonitor * monitor, guint32 seq)
+{
+  DonarExpectedFrame *frame = &monitor->expected[seq %
+      DONAR_MONITOR_HISTORY];
+
+  if (frame->valid && frame->seq == seq)
+    return frame;
+  if (frame->valid && donar_seq_diff (seq, frame->seq) < 0)
+    return NULL;
+  memset (frame, 0, sizeof *frame);
+  frame->valid = TRUE;
+  frame->seq = seq;
+  return frame;
+}
+
+/* Index of link among the frame's links, adding it if there is room. */
+static gint
+expected_link (DonarExpectedFrame * frame, guint link)
+{
+  for (guint k = 0; k < frame->n_links; k++)
+    if (frame->links[k] == link)
+      return k;
+  if (frame->n_links == DONAR_MONITOR_LINKS_PER_FRAME)
+    return -1;
+  frame->links[frame->n_links] = link;
+  return frame->n_links++;
+}
+
+void
+donar_monitor_note_sent (DonarMonitor * monitor, guint32 seq, guint link)
+{
+  DonarExpectedFrame *frame = expected_slot (monitor, seq);
+
+  if (frame)
+    expected_link (frame, link);
+}
+
+static void
+add_sample (DonarMonitor * monitor, guint link, guint out_of_order)
+{
+  monitor->window_sum[link] += out_of_order;
+  monitor->window_count[link]++;
+}
+
+void
+donar_monitor_on_arrival (DonarMonitor * monitor, guint32 seq, guint link,
+    guint out_of_order)
+{
+  DonarExpectedFrame *frame = expected_slot (monitor, seq);
+
+  add_sample (monitor, link, out_of_order);
+  if (frame) {
+    gint k = expected_link (frame, link);
+
+    if (k >= 0)
+      frame->arrived |= 1 << k;
+  }
+}
+
+void
+donar_monitor_set_remote (DonarMonitor * monitor, const guint16 * scores,
+    guint n_scores, gint64 now)
+{
+  for (guint i = 0; i < MIN (n_scores, monitor->n_links); i++) {
+    if (scores[i] == DONAR_WIRE_SCORE_UNKNOWN)
+      continue;
+    monitor->remote[i] = scores[i];
+    monitor->remote_time[i] = now;
+  }
+}
+
+void
+donar_monitor_close_window (DonarMonitor * monitor,
+    const DonarReceiver * receiver)
+{
+  for (guint i = 0; i < DONAR_MONITOR_HISTORY; i++) {
+    DonarExpectedFrame *frame = &monitor->expected[i];
+    guint newer;
+
+    if (!frame->valid)
+      continue;
+    if (!receiver->started ||
+        donar_seq_diff (receiver->highest, frame->seq) >=
+        DONAR_MONITOR_HISTORY) {
+      frame->valid = FALSE;
+      continue;
+    }
+    /* A copy still on its way once later frames are in is the slow link's
+     * doing: it is charged every window until it arrives. */
+    newer = donar_receiver_count_newer (receiver, frame->seq);
+    if (newer == 0)
+      continue;
+    for (guint k = 0; k < frame->n_links; k++)
+      if (!(frame->arrived & (1 << k)))
+        add_sample (monitor, frame->links[k], newer);
+  }
+
+  for (guint link = 0; link < monitor->n_links; link++) {
+    if (monitor->window_count[link] == 0)
+      monitor->local[link] = DONAR_SCORE_UNKNOWN;
+    else
+      monitor->local[link] = MIN (monitor->window_sum[link] * 100 /
+          monitor->window_count[link], G_MAXINT32);
+    monitor->window_sum[link] = 0;
+    monitor->window_count[link] = 0;
+  }
+}
+
+gint32
+donar_monitor_local (const DonarMonitor * monitor, guint link)
+{
+  return monitor->local[link];
+}
+
+gint32
+donar_monitor_remote (const DonarMonitor * monitor, guint link, gint64 now)
+{
+  if (monitor->remote[link] == DONAR_SCORE_UNKNOWN ||
+      now - monitor->remote_time[link] > monitor->remote_ttl_us)
+    return DONAR_SCORE_UNKNOWN;
+  return monitor->remote[link];
+}
+
+gint32
+donar_monitor_score (const DonarMonitor * monitor, guint link, gint64 now)
+{
+  gint32 local = donar_monitor_local (monitor, link);
+  gint32 remote = donar_monitor_remote (monitor, link, now);
+
+  switch (monitor->merge) {
+    case DONAR_MERGE_LOCAL:
+      return local;
+    case DONAR_MERGE_REMOTE:
+      return remote;
+    case DONAR_MERGE_MEAN:
+    default:
+      if (local == DONAR_SCORE_UNKNOWN)
+        return remote;
+      if (remote == DONAR_SCORE_UNKNOWN)
+        return local;
+      return (local + remote) / 2;
+  }
+}

@@ -1,0 +1,71 @@
+/* Link monitoring (seed 000, section 4.1): the out-of-order metric of each
+ * frame that arrives, the metric of frames still missing charged to the link
+ * they were sent on, their mean over the window w, and its merge with the
+ * peer's aggregate.  Scores are in centi-frames (1/100 of a frame out of
+ * order); lower is better; -1 is unknown. */
+#ifndef DONAR_MONITOR_H
+#define DONAR_MONITOR_H
+
+#include "donar-receiver.h"
+
+G_BEGIN_DECLS
+
+#define DONAR_SCORE_UNKNOWN (-1)
+/* Frames whose links are remembered for the charge of missing frames: ten
+ * seconds of 40 ms frames. */
+#define DONAR_MONITOR_HISTORY 256
+#define DONAR_MONITOR_LINKS_PER_FRAME 2
+
+typedef struct
+{
+  guint32 seq;
+  guint8 links[DONAR_MONITOR_LINKS_PER_FRAME];
+  guint8 n_links;
+  guint8 arrived;               /* bit i: links[i] delivered its copy */
+  gboolean valid;
+} DonarExpectedFrame;
+
+typedef struct
+{
+  guint n_links;
+  DonarScoreMerge merge;
+  gint64 remote_ttl_us;
+  guint64 window_sum[DONAR_MAX_LINKS];
+  guint window_count[DONAR_MAX_LINKS];
+  gint32 local[DONAR_MAX_LINKS];
+  gint32 remote[DONAR_MAX_LINKS];
+  gint64 remote_time[DONAR_MAX_LINKS];
+  DonarExpectedFrame expected[DONAR_MONITOR_HISTORY];
+} DonarMonitor;
+
+void donar_monitor_init (DonarMonitor * monitor, guint n_links,
+    DonarScoreMerge merge, gint64 remote_ttl_us);
+/* The peer restarted: what we expected from its old numbering is void. */
+void donar_monitor_forget_expected (DonarMonitor * monitor);
+/* The link was closed: a reopened link is a new circuit with no history. */
+void donar_monitor_forget_link (DonarMonitor * monitor, guint link);
+
+/* The peer says (in a recent-links list) that frame seq went on link. */
+void donar_monitor_note_sent (DonarMonitor * monitor, guint32 seq,
+    guint link);
+/* The copy of seq sent on link arrived, `out_of_order` frames after seq
+ * having been delivered before it. */
+void donar_monitor_on_arrival (DonarMonitor * monitor, guint32 seq,
+    guint link, guint out_of_order);
+void donar_monitor_set_remote (DonarMonitor * monitor,
+    const guint16 * scores, guint n_scores, gint64 now);
+
+/* End of a window: frames still missing are charged to their links, and
+ * each link's local aggregate becomes the mean of its samples. */
+void donar_monitor_close_window (DonarMonitor * monitor,
+    const DonarReceiver * receiver);
+
+gint32 donar_monitor_local (const DonarMonitor * monitor, guint link);
+gint32 donar_monitor_remote (const DonarMonitor * monitor, guint link,
+    gint64 now);
+gint32 donar_monitor_score (const DonarMonitor * monitor, guint link,
+    gint64 now);
+
+G_END_DECLS
+
+#endif /* DONAR_MONITOR_H */

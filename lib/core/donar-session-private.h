@@ -1,0 +1,75 @@
+/* What the parts of the core share and the tests may look at. */
+#ifndef DONAR_SESSION_PRIVATE_H
+#define DONAR_SESSION_PRIVATE_H
+
+#include "donar-framer.h"
+#include "donar-monitor.h"
+#include "donar-scheduler.h"
+
+G_BEGIN_DECLS
+
+/* Frames kept after sending: for piggybacking and the recent-links list. */
+#define DONAR_SENT_HISTORY 64
+
+typedef struct
+{
+  gboolean valid;
+  guint32 seq;
+  gint64 time;
+  guint8 n_links;
+  guint8 links[DONAR_SCHEDULER_MAX_SENDS];
+  guint16 length;
+  guint8 data[DONAR_WIRE_MAX_MESSAGE];
+} DonarSentFrame;
+
+typedef struct
+{
+  guint64 messages_sent;
+  guint64 messages_received;
+  guint64 bytes_sent;
+  guint64 bytes_received;
+  guint64 frames_delivered;
+  guint64 failures;
+  guint64 rejected;
+} DonarLinkCounters;
+
+struct _DonarSession
+{
+  DonarConfig config;
+  DonarRole role;
+  DonarCallbacks callbacks;
+  gpointer user_data;
+  DonarWireKey send_key;
+  DonarWireKey receive_key;
+  GRand *rand;
+  gsize max_frame;
+
+  guint32 epoch;
+  guint32 next_seq;
+  DonarSentFrame history[DONAR_SENT_HISTORY];
+  DonarGroups groups;
+  DonarScheduler scheduler;
+
+  gboolean peer_epoch_known;
+  guint32 peer_epoch;
+  gboolean peer_previous_epoch_known;
+  guint32 peer_previous_epoch;
+  DonarReceiver receiver;
+  DonarMonitor monitor;
+  DonarFramer framers[DONAR_MAX_LINKS];
+
+  gint64 next_window;
+  gint32 scores[DONAR_MAX_LINKS];
+  DonarLinkCounters links[DONAR_MAX_LINKS];
+  DonarSessionStats stats;
+  guint8 record[DONAR_CELL_PAYLOAD];
+};
+
+guint donar_config_recent_frames (const DonarConfig * config);
+
+const DonarGroups *donar_session_get_groups (const DonarSession * session);
+const DonarMonitor *donar_session_get_monitor (const DonarSession * session);
+
+G_END_DECLS
+
+#endif /* DONAR_SESSION_PRIVATE_H */

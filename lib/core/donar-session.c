@@ -1,0 +1,406 @@
+/* One endpoint of a call: frames out over the chosen links, messages in,
+ * first copies up, the window timer that ranks the links. */
+#include "donar-session-private.h"
+
+#include <string.h>
+
+static DonarSentFrame *
+history_slot (DonarSession * session, guint32 seq)
+{
+  return &session->history[seq % DONAR_SENT_HISTORY];
+}
+
+static const DonarSentFrame *
+history_lookup (const DonarSession * session, guint32 seq)
+{
+  const DonarSentFrame *frame =
+      &session->history[seq % DONAR_SENT_HISTORY];
+
+  return frame->valid && frame->seq == seq ? frame : NULL;
+}
+
+DonarSession *
+donar_session_new (const DonarConfig * config, DonarRole role,
+    const guint8 * secret, gsize secret_length,
+    const DonarCallbacks * callbacks, gpointer user_data, gint64 now,
+    DonarError * error)
+{
+  DonarSession *session;
+  DonarError invalid = donar_config_validate (config);
+
+  if (invalid == DONAR_OK && (secret == NULL || secret_length == 0 ||
+          callbacks == NULL || callbacks->send == NULL ||
+          callbacks->deliver == NULL || role > DONAR_ROLE_CALLEE))
+    invalid = DONAR_ERROR_INVALID_ARGUMENT;
+  if (error)
+    *error = invalid;
+  if (invalid != DONAR_OK)
+    return NULL;
+
+  session = g_new0 (DonarSession, 1);
+  session->config = *config;
+  session->config.recent_frames = donar_config_recent_frames (config);
+  session->role = role;
+  session->callbacks = *callbacks;
+  session->user_data = user_data;
+  donar_wire_key_derive (secret, secret_length,
+      role == DONAR_ROLE_CALLER ? DONAR_WIRE_CALLER_TO_CALLEE :
+      DONAR_WIRE_CALLEE_TO_CALLER, &session->send_key);
+  donar_wire_key_derive (secret, secret_length,
+      role == DONAR_ROLE_CALLER ? DONAR_WIRE_CALLEE_TO_CALLER :
+      DONAR_WIRE_CALLER_TO_CALLEE, &session->receive_key);
+
+  session->rand = g_rand_new_with_seed (config->seed);
+  session->epoch = g_rand_int (session->rand);
+  /* A random first number: wraparound is the normal case, not a test-only
+   * one, and the numbers say nothing about how long a call has run. */
+  session->next_seq = g_rand_int (session->rand);
+  session->max_frame = config->max_record -
+      donar_wire_overhead (config->n_links,
+      session->config.recent_frames * DONAR_SCHEDULER_MAX_SENDS, 1);
+
+  donar_groups_init (&session->groups, config->n_links, config->n_1st,
+      config->n_2nd, session->rand);
+  donar_scheduler_init (&session->scheduler, config->policy);
+  donar_receiver_reset (&session->receiver);
+  donar_monitor_init (&session->monitor, config->n_links, config->merge,
+      2 * config->window_us);
+  for (guint i = 0; i < DONAR_MAX_LINKS; i++) {
+    donar_framer_reset (&session->framers[i]);
+    session->scores[i] = DONAR_SCORE_UNKNOWN;
+  }
+  session->next_window = now + config->window_us;
+  return session;
+}
+
+void
+donar_session_free (DonarSession * session)
+{
+  if (session == NULL)
+    return;
+  g_rand_free (session->rand);
+  /* The buffers held audio and the keys guard the call. */
+  memset (session, 0, sizeof *session);
+  g_free (session);
+}
+
+gsize
+donar_session_get_max_frame (const DonarSession * session)
+{
+  return session->max_frame;
+}
+
+const DonarConfig *
+donar_session_get_config (const DonarSession * session)
+{
+  return &session->config;
+}
+
+const DonarGroups *
+donar_session_get_groups (const DonarSession * session)
+{
+  return &session->groups;
+}
+
+const DonarMonitor *
+donar_session_get_monitor (const DonarSession * session)
+{
+  return &session->monitor;
+}
+
+static gboolean
+frame_went_on (const DonarSentFrame * frame, guint link)
+{
+  for (guint k = 0; k < frame->n_links; k++)
+    if (frame->links[k] == link)
+      return TRUE;
+  return FALSE;
+}
+
+/* The message for `current` on `link`: our scores, the links of the latest
+ * frames, the frame, and as many earlier frames as fit that neither went on
+ * this link nor are too old to help. */
+static void
+build_message (DonarSession * session, const DonarSentFrame * current,
+    guint link, gint64 now, DonarWireMessage * message)
+{
+  const DonarConfig *config = &session->config;
+  gsize size;
+
+  message->link = link;
+  message->epoch = session->epoch;
+  message->seq = current->seq;
+
+  message->n_scores = config->n_links;
+  for (guint i = 0; i < config->n_links; i++) {
+    gint32 local = donar_monitor_local (&session->monitor, i);
+
+    message->scores[i] = local == DONAR_SCORE_UNKNOWN ?
+        DONAR_WIRE_SCORE_UNKNOWN : MIN (local, DONAR_WIRE_SCORE_UNKNOWN - 1);
+  }
+
+  message->n_recent = 0;
+  for (guint age = 0; age < config->recent_frames; age++) {
+    const DonarSentFrame *frame = history_lookup (session,
+        current->seq - age);
+
+    if (frame == NULL)
+      break;
+    for (guint k = 0; k < frame->n_links; k++) {
+      message->recent[message->n_recent].age = age;
+      message->recent[message->n_recent].link = frame->links[k];
+      message->n_recent++;
+    }
+  }
+
+  message->n_frames = 1;
+  message->frames[0].age = 0;
+  message->frames[0].length = current->length;
+  message->frames[0].data = current->data;
+  size = donar_wire_record_size (message);
+
+  for (guint age = 1; age <= config->redundancy; age++) {
+    const DonarSentFrame *frame = history_lookup (session,
+        current->seq - age);
+    DonarWireFrame *copy = &message->frames[message->n_frames];
+
+    if (frame == NULL || now - frame->time > config->max_piggyback_age_us)
+      break;
+    if (frame_went_on (frame, link) ||
+        size + DONAR_WIRE_FRAME_HEADER + frame->length > config->max_record)
+      continue;
+    copy->age = age;
+    copy->length = frame->length;
+    copy->data = frame->data;
+    message->n_frames++;
+    size += DONAR_WIRE_FRAME_HEADER + frame->length;
+  }
+}
+
+DonarError
+donar_session_send_frame (DonarSession * session, const guint8 * frame,
+    gsize length, gint64 now)
+{
+  DonarSentFrame *current;
+  guint links[DONAR_SCHEDULER_MAX_SENDS];
+  guint n_links;
+
+  if (length == 0)
+    return DONAR_ERROR_EMPTY_FRAME;
+  if (length > session->max_frame)
+    return DONAR_ERROR_FRAME_TOO_LARGE;
+
+  n_links = donar_scheduler_pick (&session->scheduler, &session->groups,
+      links);
+  current = history_slot (session, session->next_seq++);
+  current->valid = TRUE;
+  current->seq = session->next_seq - 1;
+  current->time = now;
+  current->length = length;
+  memcpy (current->data, frame, length);
+  current->n_links = n_links;
+  for (guint i = 0; i < n_links; i++)
+    current->links[i] = links[i];
+
+  if (n_links == 0) {
+    session->stats.frames_unsent++;
+    return DONAR_ERROR_NO_LINK;
+  }
+  session->stats.frames_sent++;
+
+  for (guint i = 0; i < n_links; i++) {
+    DonarWireMessage message;
+    gsize size;
+
+    build_message (session, current, links[i], now, &message);
+    size = donar_wire_encode (&message, &session->send_key, session->record,
+        sizeof session->record);
+    g_assert (size > 0);
+    donar_groups_mark_used (&session->groups, links[i], now);
+    session->links[links[i]].messages_sent++;
+    session->links[links[i]].bytes_sent += size;
+    session->stats.messages_sent++;
+    session->stats.bytes_sent += size;
+    session->callbacks.send (session->user_data, links[i], session->record,
+        size);
+  }
+  return DONAR_OK;
+}
+
+/* A new epoch is the peer's new session: its numbers start over. */
+static DonarError
+check_epoch (DonarSession * session, guint32 epoch)
+{
+  if (session->peer_epoch_known && epoch == session->peer_epoch)
+    return DONAR_OK;
+  if (session->peer_previous_epoch_known &&
+      epoch == session->peer_previous_epoch)
+    return DONAR_ERROR_STALE;
+  if (session->peer_epoch_known) {
+    session->peer_previous_epoch = session->peer_epoch;
+    session->peer_previous_epoch_known = TRUE;
+    donar_receiver_reset (&session->receiver);
+    donar_monitor_forget_expected (&session->monitor);
+  }
+  session->peer_epoch = epoch;
+  session->peer_epoch_known = TRUE;
+  return DONAR_OK;
+}
+
+static DonarError
+handle_message (DonarSession * session, guint link, const guint8 * data,
+    gsize length, gint64 now)
+{
+  DonarWireMessage message;
+  DonarError error;
+  guint out_of_order;
+
+  error = donar_wire_decode (data, length, &session->receive_key, &message);
+  if (error != DONAR_OK)
+    return error;
+  if (message.link != link)
+    return DONAR_ERROR_BAD_LINK;
+  for (guint i = 0; i < message.n_recent; i++)
+    if (message.recent[i].link >= session->config.n_links)
+      return DONAR_ERROR_BAD_LINK;
+  error = check_epoch (session, message.epoch);
+  if (error != DONAR_OK)
+    return error;
+
+  session->links[link].messages_received++;
+  session->links[link].bytes_received += DONAR_WIRE_PREFIX + length;
+  session->stats.messages_received++;
+
+  out_of_order = donar_receiver_count_newer (&session->receiver,
+      message.seq);
+  for (guint i = 0; i < message.n_recent; i++)
+    donar_monitor_note_sent (&session->monitor,
+        message.seq - message.recent[i].age, message.recent[i].link);
+  donar_monitor_on_arrival (&session->monitor, message.seq, link,
+      out_of_order);
+  donar_monitor_set_remote (&session->monitor, message.scores,
+      message.n_scores, now);
+
+  /* Oldest first: a jitter buffer would rather see them in order. */
+  for (guint i = message.n_frames; i-- > 0;) {
+    const DonarWireFrame *frame = &message.frames[i];
+    guint32 seq = message.seq - frame->age;
+
+    if (donar_receiver_accept (&session->receiver, seq) !=
+        DONAR_RECEIVED_NEW) {
+      session->stats.duplicates++;
+      continue;
+    }
+    session->stats.frames_delivered++;
+    if (frame->age > 0)
+      session->stats.frames_piggyback_delivered++;
+    session->links[link].frames_delivered++;
+    session->callbacks.deliver (session->user_data, seq, frame->data,
+        frame->length, link, frame->age > 0);
+  }
+  return DONAR_OK;
+}
+
+DonarError
+donar_session_receive (DonarSession * session, guint link,
+    const guint8 * data, gsize length, gint64 now)
+{
+  if (link >= session->config.n_links || !session->groups.up[link])
+    return DONAR_ERROR_INVALID_ARGUMENT;
+
+  while (TRUE) {
+    const guint8 *message;
+    gsize message_length;
+    DonarError error = donar_framer_next (&session->framers[link], &data,
+        &length, &message, &message_length);
+
+    if (error == DONAR_OK && message == NULL)
+      return DONAR_OK;
+    if (error == DONAR_OK)
+      error = handle_message (session, link, message, message_length, now);
+    if (error == DONAR_ERROR_STALE)
+      continue;
+    if (error != DONAR_OK) {
+      session->links[link].rejected++;
+      session->stats.messages_rejected++;
+      return error;
+    }
+  }
+}
+
+void
+donar_session_link_up (DonarSession * session, guint link, gint64 now)
+{
+  if (link >= session->config.n_links || session->groups.up[link])
+    return;
+  donar_framer_reset (&session->framers[link]);
+  donar_groups_link_up (&session->groups, link);
+}
+
+void
+donar_session_link_down (DonarSession * session, guint link, gint64 now)
+{
+  if (link >= session->config.n_links || !session->groups.up[link])
+    return;
+  session->links[link].failures++;
+  donar_framer_reset (&session->framers[link]);
+  donar_monitor_forget_link (&session->monitor, link);
+  session->scores[link] = DONAR_SCORE_UNKNOWN;
+  donar_groups_link_down (&session->groups, link);
+}
+
+void
+donar_session_handle_expiry (DonarSession * session, gint64 now)
+{
+  if (now < session->next_window)
+    return;
+
+  donar_monitor_close_window (&session->monitor, &session->receiver);
+  for (guint i = 0; i < session->config.n_links; i++)
+    session->scores[i] = donar_monitor_score (&session->monitor, i, now);
+  donar_groups_update (&session->groups, session->scores);
+  session->stats.windows++;
+
+  session->next_window += session->config.window_us;
+  /* After a long stall, skip the missed windows rather than run them all. */
+  if (session->next_window <= now)
+    session->next_window = now + session->config.window_us;
+}
+
+gint64
+donar_session_get_expiry (const DonarSession * session)
+{
+  return session->next_window;
+}
+
+void
+donar_session_get_stats (const DonarSession * session,
+    DonarSessionStats * stats)
+{
+  *stats = session->stats;
+}
+
+gboolean
+donar_session_get_link_stats (const DonarSession * session, guint link,
+    DonarLinkStats * stats)
+{
+  const DonarLinkCounters *counters;
+
+  if (link >= session->config.n_links)
+    return FALSE;
+  counters = &session->links[link];
+  stats->up = session->groups.up[link];
+  stats->group = session->groups.group[link];
+  stats->local_score = session->monitor.local[link];
+  stats->remote_score = session->monitor.remote[link];
+  stats->score = session->scores[link];
+  stats->last_used_us = session->groups.last_used[link];
+  stats->messages_sent = counters->messages_sent;
+  stats->messages_received = counters->messages_received;
+  stats->bytes_sent = counters->bytes_sent;
+  stats->bytes_received = counters->bytes_received;
+  stats->frames_delivered = counters->frames_delivered;
+  stats->failures = counters->failures;
+  stats->rejected = counters->rejected;
+  return TRUE;
+}

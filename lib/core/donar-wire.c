@@ -1,0 +1,229 @@
+/* The DONAR message format, version 1.  docs/protocol.md is its reference;
+ * keep the two in step. */
+#include "donar-wire.h"
+
+#include <string.h>
+
+static void
+put_u16 (guint8 * p, guint16 v)
+{
+  p[0] = v >> 8;
+  p[1] = v & 0xff;
+}
+
+static void
+put_u32 (guint8 * p, guint32 v)
+{
+  p[0] = v >> 24;
+  p[1] = (v >> 16) & 0xff;
+  p[2] = (v >> 8) & 0xff;
+  p[3] = v & 0xff;
+}
+
+static guint16
+get_u16 (const guint8 * p)
+{
+  return (guint16) ((p[0] << 8) | p[1]);
+}
+
+static guint32
+get_u32 (const guint8 * p)
+{
+  return ((guint32) p[0] << 24) | ((guint32) p[1] << 16) |
+      ((guint32) p[2] << 8) | p[3];
+}
+
+static void
+compute_tag (const DonarWireKey * key, const guint8 * data, gsize length,
+    guint8 tag[DONAR_WIRE_TAG])
+{
+  GHmac *hmac;
+  guint8 digest[32];
+  gsize digest_length = sizeof digest;
+
+  hmac = g_hmac_new (G_CHECKSUM_SHA256, key->bytes, DONAR_WIRE_KEY);
+  g_hmac_update (hmac, data, length);
+  g_hmac_get_digest (hmac, digest, &digest_length);
+  g_hmac_unref (hmac);
+  memcpy (tag, digest, DONAR_WIRE_TAG);
+}
+
+/* Constant time, so that the time to reject a forged tag says nothing about
+ * how many of its bytes were right. */
+static gboolean
+tags_equal (const guint8 * a, const guint8 * b)
+{
+  guint8 diff = 0;
+
+  for (guint i = 0; i < DONAR_WIRE_TAG; i++)
+    diff |= a[i] ^ b[i];
+  return diff == 0;
+}
+
+void
+donar_wire_key_derive (const guint8 * secret, gsize secret_length,
+    DonarWireDirection direction, DonarWireKey * key)
+{
+  static const char *labels[] = {
+    "DONAR v1 caller to callee",
+    "DONAR v1 callee to caller",
+  };
+  GHmac *hmac;
+  gsize length = DONAR_WIRE_KEY;
+
+  hmac = g_hmac_new (G_CHECKSUM_SHA256, secret, secret_length);
+  g_hmac_update (hmac, (const guchar *) labels[direction],
+      strlen (labels[direction]));
+  g_hmac_get_digest (hmac, key->bytes, &length);
+  g_hmac_unref (hmac);
+}
+
+gsize
+donar_wire_overhead (guint n_scores, guint n_recent, guint n_frames)
+{
+  return DONAR_WIRE_PREFIX + DONAR_WIRE_HEADER + 2 * n_scores +
+      DONAR_WIRE_RECENT_ENTRY * n_recent +
+      DONAR_WIRE_FRAME_HEADER * n_frames + DONAR_WIRE_TAG;
+}
+
+gsize
+donar_wire_record_size (const DonarWireMessage * message)
+{
+  gsize size = donar_wire_overhead (message->n_scores, message->n_recent,
+      message->n_frames);
+
+  for (guint i = 0; i < message->n_frames; i++)
+    size += message->frames[i].length;
+  return size;
+}
+
+static gboolean
+message_within_limits (const DonarWireMessage * message)
+{
+  if (message->n_scores > DONAR_MAX_LINKS ||
+      message->n_recent > DONAR_WIRE_MAX_RECENT ||
+      message->n_frames < 1 || message->n_frames > DONAR_WIRE_MAX_FRAMES)
+    return FALSE;
+  if (message->frames[0].age != 0)
+    return FALSE;
+  for (guint i = 0; i < message->n_frames; i++) {
+    if (message->frames[i].length == 0)
+      return FALSE;
+    if (i > 0 && message->frames[i].age <= message->frames[i - 1].age)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+gsize
+donar_wire_encode (const DonarWireMessage * message,
+    const DonarWireKey * key, guint8 * out, gsize capacity)
+{
+  gsize size = donar_wire_record_size (message);
+  guint8 *p;
+
+  if (!message_within_limits (message) || size > capacity ||
+      size > DONAR_CELL_PAYLOAD)
+    return 0;
+
+  put_u16 (out, size - DONAR_WIRE_PREFIX);
+  p = out + DONAR_WIRE_PREFIX;
+  p[0] = DONAR_WIRE_VERSION;
+  p[1] = DONAR_WIRE_TYPE_DATA;
+  p[2] = message->link;
+  p[3] = message->n_scores;
+  put_u32 (p + 4, message->epoch);
+  put_u32 (p + 8, message->seq);
+  p[12] = message->n_recent;
+  p[13] = message->n_frames;
+  p += DONAR_WIRE_HEADER;
+
+  for (guint i = 0; i < message->n_scores; i++, p += 2)
+    put_u16 (p, message->scores[i]);
+  for (guint i = 0; i < message->n_recent; i++, p += 2) {
+    p[0] = message->recent[i].age;
+    p[1] = message->recent[i].link;
+  }
+  for (guint i = 0; i < message->n_frames; i++) {
+    const DonarWireFrame *frame = &message->frames[i];
+
+    p[0] = frame->age;
+    put_u16 (p + 1, frame->length);
+    memcpy (p + DONAR_WIRE_FRAME_HEADER, frame->data, frame->length);
+    p += DONAR_WIRE_FRAME_HEADER + frame->length;
+  }
+  compute_tag (key, out + DONAR_WIRE_PREFIX,
+      p - (out + DONAR_WIRE_PREFIX), p);
+  return size;
+}
+
+DonarError
+donar_wire_decode (const guint8 * data, gsize length,
+    const DonarWireKey * key, DonarWireMessage * message)
+{
+  guint8 expected[DONAR_WIRE_TAG];
+  const guint8 *p, *end;
+
+  if (length > DONAR_WIRE_MAX_MESSAGE)
+    return DONAR_ERROR_OVERSIZE;
+  if (length < 1)
+    return DONAR_ERROR_TRUNCATED;
+  /* The version comes first so that a later version may change the rest,
+   * the authenticator included. */
+  if (data[0] != DONAR_WIRE_VERSION)
+    return DONAR_ERROR_UNKNOWN_VERSION;
+  if (length < DONAR_WIRE_MIN_MESSAGE)
+    return DONAR_ERROR_TRUNCATED;
+
+  /* Nothing unauthenticated is interpreted beyond the version. */
+  end = data + length - DONAR_WIRE_TAG;
+  compute_tag (key, data, end - data, expected);
+  if (!tags_equal (expected, end))
+    return DONAR_ERROR_BAD_AUTHENTICATOR;
+
+  if (data[1] != DONAR_WIRE_TYPE_DATA)
+    return DONAR_ERROR_UNKNOWN_TYPE;
+  message->link = data[2];
+  message->n_scores = data[3];
+  message->epoch = get_u32 (data + 4);
+  message->seq = get_u32 (data + 8);
+  message->n_recent = data[12];
+  message->n_frames = data[13];
+  if (message->n_scores > DONAR_MAX_LINKS ||
+      message->n_recent > DONAR_WIRE_MAX_RECENT ||
+      message->n_frames < 1 || message->n_frames > DONAR_WIRE_MAX_FRAMES)
+    return DONAR_ERROR_BAD_LENGTH;
+
+  p = data + DONAR_WIRE_HEADER;
+  if ((gsize) (end - p) < 2 * message->n_scores +
+      DONAR_WIRE_RECENT_ENTRY * message->n_recent)
+    return DONAR_ERROR_BAD_LENGTH;
+  for (guint i = 0; i < message->n_scores; i++, p += 2)
+    message->scores[i] = get_u16 (p);
+  for (guint i = 0; i < message->n_recent; i++, p += 2) {
+    message->recent[i].age = p[0];
+    message->recent[i].link = p[1];
+  }
+
+  for (guint i = 0; i < message->n_frames; i++) {
+    DonarWireFrame *frame = &message->frames[i];
+
+    if (end - p < DONAR_WIRE_FRAME_HEADER)
+      return DONAR_ERROR_BAD_LENGTH;
+    frame->age = p[0];
+    frame->length = get_u16 (p + 1);
+    p += DONAR_WIRE_FRAME_HEADER;
+    if (frame->length == 0)
+      return DONAR_ERROR_EMPTY_FRAME;
+    if ((gsize) (end - p) < frame->length)
+      return DONAR_ERROR_BAD_LENGTH;
+    if ((i == 0 && frame->age != 0) ||
+        (i > 0 && frame->age <= message->frames[i - 1].age))
+      return DONAR_ERROR_MALFORMED;
+    frame->data = p;
+    p += frame->length;
+  }
+  if (p != end)
+    return DONAR_ERROR_BAD_LENGTH;
+  return DONAR_OK;
+}

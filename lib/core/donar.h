@@ -1,0 +1,178 @@
+/* libdonar: the DONAR protocol core.
+ *
+ * Sans-I/O: nothing here opens a socket, starts a thread or reads a clock.
+ * Every entry point takes `now`, a monotonic time in microseconds, and what
+ * must go on the wire comes out through the send callback, tagged with the
+ * link to write it on.  The same code runs in the GStreamer elements, in
+ * donar-sim (virtual time) and over donar-torsim.
+ */
+#ifndef DONAR_H
+#define DONAR_H
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The Tor relay cell payload: one record (length prefix + message) always
+ * fits in one cell, so a message never costs more than one cell. */
+#define DONAR_CELL_PAYLOAD 498
+#define DONAR_MAX_LINKS 32
+#define DONAR_MAX_REDUNDANCY 8
+
+typedef enum
+{
+  DONAR_OK = 0,
+  DONAR_ERROR_INVALID_ARGUMENT,
+  DONAR_ERROR_TRUNCATED,
+  DONAR_ERROR_OVERSIZE,
+  DONAR_ERROR_UNKNOWN_VERSION,
+  DONAR_ERROR_UNKNOWN_TYPE,
+  DONAR_ERROR_BAD_LENGTH,
+  DONAR_ERROR_MALFORMED,
+  DONAR_ERROR_EMPTY_FRAME,
+  DONAR_ERROR_BAD_AUTHENTICATOR,
+  DONAR_ERROR_BAD_LINK,
+  DONAR_ERROR_FRAME_TOO_LARGE,
+  DONAR_ERROR_NO_LINK,
+  DONAR_ERROR_STALE,
+  DONAR_ERROR_STREAM_BROKEN,
+} DonarError;
+
+const char *donar_error_to_string (DonarError error);
+
+typedef enum
+{
+  DONAR_POLICY_SIMPLE,
+  DONAR_POLICY_TORFONE,
+  DONAR_POLICY_ALTERNATE,
+  DONAR_POLICY_DOUBLE_SEND,
+} DonarPolicy;
+
+const char *donar_policy_to_string (DonarPolicy policy);
+gboolean donar_policy_from_string (const char *name, DonarPolicy * policy);
+
+/* How the local and the peer's aggregate of a link make its score
+ * (seed 000, section 4.1). */
+typedef enum
+{
+  DONAR_MERGE_MEAN,
+  DONAR_MERGE_LOCAL,
+  DONAR_MERGE_REMOTE,
+} DonarScoreMerge;
+
+typedef enum
+{
+  DONAR_GROUP_1ST,
+  DONAR_GROUP_2ND,
+  DONAR_GROUP_INACTIVE,
+} DonarGroup;
+
+const char *donar_group_to_string (DonarGroup group);
+
+/* The caller opens the links, the callee answers.  Each direction has its
+ * own key, so a message cannot be reflected back to its sender. */
+typedef enum
+{
+  DONAR_ROLE_CALLER,
+  DONAR_ROLE_CALLEE,
+} DonarRole;
+
+typedef struct
+{
+  guint n_links;                /* nLINKS, 12 */
+  guint n_1st;                  /* n1ST, 3 */
+  guint n_2nd;                  /* n2ND, 3 */
+  gint64 window_us;             /* w, 2 s */
+  DonarPolicy policy;           /* ALTERNATE, the paper's default */
+  guint redundancy;             /* previous frames piggybacked, 1 */
+  gint64 frame_period_us;       /* Tframe, 40 ms */
+  gint64 max_piggyback_age_us;  /* older frames are not piggybacked */
+  guint recent_frames;          /* frames listed in the recent-links list */
+  gsize max_record;             /* bytes of one record on the wire, 498 */
+  DonarScoreMerge merge;        /* mean of local and remote */
+  guint32 seed;                 /* the random groups at start, the epoch */
+} DonarConfig;
+
+void donar_config_init (DonarConfig * config);
+DonarError donar_config_validate (const DonarConfig * config);
+
+typedef struct
+{
+  /* One record (length prefix + message) to write whole on `link`. */
+  void (*send) (gpointer user_data, guint link, const guint8 * record,
+      gsize length);
+  /* The first copy of a frame; `piggybacked` says it came as a redundant
+   * copy in the message of a later frame. */
+  void (*deliver) (gpointer user_data, guint32 seq, const guint8 * frame,
+      gsize length, guint link, gboolean piggybacked);
+} DonarCallbacks;
+
+typedef struct
+{
+  gboolean up;
+  DonarGroup group;
+  gint32 local_score;           /* centi-frames out of order, -1 unknown */
+  gint32 remote_score;
+  gint32 score;
+  gint64 last_used_us;          /* G_MININT64: never sent on */
+  guint64 messages_sent;
+  guint64 messages_received;
+  guint64 bytes_sent;
+  guint64 bytes_received;
+  guint64 frames_delivered;     /* first copies that came on this link */
+  guint64 failures;
+  guint64 rejected;
+} DonarLinkStats;
+
+typedef struct
+{
+  guint64 frames_sent;
+  guint64 frames_unsent;        /* no link was up */
+  guint64 frames_delivered;
+  guint64 frames_piggyback_delivered;
+  guint64 duplicates;
+  guint64 messages_sent;
+  guint64 messages_received;
+  guint64 messages_rejected;
+  guint64 bytes_sent;
+  guint64 windows;
+} DonarSessionStats;
+
+typedef struct _DonarSession DonarSession;
+
+DonarSession *donar_session_new (const DonarConfig * config, DonarRole role,
+    const guint8 * secret, gsize secret_length,
+    const DonarCallbacks * callbacks, gpointer user_data, gint64 now,
+    DonarError * error);
+void donar_session_free (DonarSession * session);
+
+/* Frames (RTP packets) from the application.  Every frame takes a sequence
+ * number, even when no link is up (DONAR_ERROR_NO_LINK): it may still travel
+ * as a redundant copy once a link comes back. */
+DonarError donar_session_send_frame (DonarSession * session,
+    const guint8 * frame, gsize length, gint64 now);
+gsize donar_session_get_max_frame (const DonarSession * session);
+
+/* Bytes read from the TCP stream of `link`, in any split.  On an error the
+ * link must be closed (donar_session_link_down): a stream that lied once
+ * cannot be trusted to be in step. */
+DonarError donar_session_receive (DonarSession * session, guint link,
+    const guint8 * data, gsize length, gint64 now);
+
+void donar_session_link_up (DonarSession * session, guint link, gint64 now);
+void donar_session_link_down (DonarSession * session, guint link,
+    gint64 now);
+
+/* The window timer: call at or after donar_session_get_expiry (). */
+void donar_session_handle_expiry (DonarSession * session, gint64 now);
+gint64 donar_session_get_expiry (const DonarSession * session);
+
+void donar_session_get_stats (const DonarSession * session,
+    DonarSessionStats * stats);
+gboolean donar_session_get_link_stats (const DonarSession * session,
+    guint link, DonarLinkStats * stats);
+const DonarConfig *donar_session_get_config (const DonarSession * session);
+
+G_END_DECLS
+
+#endif /* DONAR_H */

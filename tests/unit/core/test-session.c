@@ -1,0 +1,586 @@
+/* Two endpoints of a call joined in memory: frames both ways, piggybacked
+ * copies, the invariants of seed 000, bad and foreign input. */
+#include "donar-session-private.h"
+
+#include <string.h>
+
+#define FRAME_US (40 * 1000)
+
+typedef struct
+{
+  guint32 seq;
+  guint link;
+  gboolean piggybacked;
+  guint8 data[DONAR_WIRE_MAX_MESSAGE];
+  gsize length;
+} Delivered;
+
+typedef struct _Endpoint Endpoint;
+
+struct _Endpoint
+{
+  DonarSession *session;
+  Endpoint *peer;
+  DonarRole role;
+  DonarWireKey key;             /* what it sends with, to check its output */
+  GArray *delivered;
+  /* What it sends: withheld per link (a slow link), or passed at once. */
+  GPtrArray *held[DONAR_MAX_LINKS];
+  gboolean hold[DONAR_MAX_LINKS];
+  gboolean drop_next[DONAR_MAX_LINKS];
+  gint64 now;
+  /* Links the first copies of our frames went on, from our own output:
+   * seq -> bitmask. */
+  GHashTable *first_links;
+  guint piggybacked_sent;
+  guint violations;
+  GBytes *last_record;
+};
+
+static const guint8 secret[] = "a call secret of 32 random bytes";
+
+static void
+check_output (Endpoint * e, guint link, const guint8 * record, gsize length)
+{
+  DonarWireMessage m;
+
+  g_assert_cmpuint (length, <=, DONAR_CELL_PAYLOAD);
+  g_assert_cmpint (donar_wire_decode (record + 2, length - 2, &e->key, &m),
+      ==, DONAR_OK);
+  g_assert_cmpuint (m.link, ==, link);
+  {
+    guint mask = GPOINTER_TO_UINT (g_hash_table_lookup (e->first_links,
+            GUINT_TO_POINTER (m.seq)));
+    g_hash_table_insert (e->first_links, GUINT_TO_POINTER (m.seq),
+        GUINT_TO_POINTER (mask | (1u << link)));
+  }
+  for (guint i = 1; i < m.n_frames; i++) {
+    guint32 seq = m.seq - m.frames[i].age;
+    guint mask = GPOINTER_TO_UINT (g_hash_table_lookup (e->first_links,
+            GUINT_TO_POINTER (seq)));
+
+    e->piggybacked_sent++;
+    if (mask & (1u << link))
+      e->violations++;
+  }
+}
+
+static void
+on_send (gpointer user_data, guint link, const guint8 * record, gsize length)
+{
+  Endpoint *e = user_data;
+
+  check_output (e, link, record, length);
+  if (e->last_record)
+    g_bytes_unref (e->last_record);
+  e->last_record = g_bytes_new (record, length);
+  if (e->drop_next[link]) {
+    e->drop_next[link] = FALSE;
+    return;
+  }
+  if (e->hold[link]) {
+    g_ptr_array_add (e->held[link], g_bytes_new (record, length));
+    return;
+  }
+  g_assert_cmpint (donar_session_receive (e->peer->session, link, record,
+          length, e->now), ==, DONAR_OK);
+}
+
+static void
+on_deliver (gpointer user_data, guint32 seq, const guint8 * frame,
+    gsize length, guint link, gboolean piggybacked)
+{
+  Endpoint *e = user_data;
+  Delivered d = { seq, link, piggybacked, {0}, length };
+
+  memcpy (d.data, frame, length);
+  g_array_append_val (e->delivered, d);
+}
+
+static const DonarCallbacks callbacks = { on_send, on_deliver };
+
+static void
+endpoint_init (Endpoint * e, DonarRole role, const DonarConfig * config)
+{
+  DonarError error;
+
+  memset (e, 0, sizeof *e);
+  e->role = role;
+  e->session = donar_session_new (config, role, secret, sizeof secret,
+      &callbacks, e, 0, &error);
+  g_assert_cmpint (error, ==, DONAR_OK);
+  g_assert_nonnull (e->session);
+  donar_wire_key_derive (secret, sizeof secret,
+      role == DONAR_ROLE_CALLER ? DONAR_WIRE_CALLER_TO_CALLEE :
+      DONAR_WIRE_CALLEE_TO_CALLER, &e->key);
+  e->delivered = g_array_new (FALSE, FALSE, sizeof (Delivered));
+  e->first_links = g_hash_table_new (NULL, NULL);
+  for (guint i = 0; i < DONAR_MAX_LINKS; i++)
+    e->held[i] = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        g_bytes_unref);
+}
+
+static void
+endpoint_clear (Endpoint * e)
+{
+  donar_session_free (e->session);
+  g_array_free (e->delivered, TRUE);
+  g_hash_table_destroy (e->first_links);
+  for (guint i = 0; i < DONAR_MAX_LINKS; i++)
+    g_ptr_array_free (e->held[i], TRUE);
+  if (e->last_record)
+    g_bytes_unref (e->last_record);
+}
+
+static void
+pair_init (Endpoint * caller, Endpoint * callee, const DonarConfig * config)
+{
+  DonarConfig callee_config = *config;
+
+  callee_config.seed = config->seed + 1000;
+  endpoint_init (caller, DONAR_ROLE_CALLER, config);
+  endpoint_init (callee, DONAR_ROLE_CALLEE, &callee_config);
+  caller->peer = callee;
+  callee->peer = caller;
+  for (guint link = 0; link < config->n_links; link++) {
+    donar_session_link_up (caller->session, link, 0);
+    donar_session_link_up (callee->session, link, 0);
+  }
+}
+
+static void
+release_held (Endpoint * e, guint link)
+{
+  for (guint i = 0; i < e->held[link]->len; i++) {
+    GBytes *b = g_ptr_array_index (e->held[link], i);
+    gsize length;
+    const guint8 *data = g_bytes_get_data (b, &length);
+
+    g_assert_cmpint (donar_session_receive (e->peer->session, link, data,
+            length, e->now), ==, DONAR_OK);
+  }
+  g_ptr_array_set_size (e->held[link], 0);
+}
+
+/* Frame n of an endpoint: 20 bytes naming its sender and number. */
+static void
+make_frame (guint8 * frame, DonarRole role, guint n)
+{
+  memset (frame, 0, 20);
+  frame[0] = role;
+  frame[1] = n >> 8;
+  frame[2] = n & 0xff;
+}
+
+/* Both endpoints send a frame every 40 ms and run their timers. */
+static void
+run_call (Endpoint * a, Endpoint * b, guint frames, guint * sent)
+{
+  for (guint f = 0; f < frames; f++) {
+    Endpoint *e[2] = { a, b };
+
+    for (guint k = 0; k < 2; k++) {
+      guint8 frame[20];
+
+      e[k]->now += FRAME_US;
+      if (e[k]->now >= donar_session_get_expiry (e[k]->session))
+        donar_session_handle_expiry (e[k]->session, e[k]->now);
+      make_frame (frame, e[k]->role, sent[k]++);
+      g_assert_cmpint (donar_session_send_frame (e[k]->session, frame,
+              sizeof frame, e[k]->now), ==, DONAR_OK);
+    }
+  }
+}
+
+static void
+test_frames_both_ways (void)
+{
+  DonarConfig config;
+  Endpoint caller, callee;
+  guint sent[2] = { 0, 0 };
+
+  donar_config_init (&config);
+  pair_init (&caller, &callee, &config);
+  run_call (&caller, &callee, 100, sent);
+
+  /* Links without delay: every frame once, in order, intact. */
+  for (guint k = 0; k < 2; k++) {
+    Endpoint *receiver = k == 0 ? &callee : &caller;
+
+    g_assert_cmpuint (receiver->delivered->len, ==, 100);
+    for (guint n = 0; n < 100; n++) {
+      Delivered *d = &g_array_index (receiver->delivered, Delivered, n);
+      guint8 expected[20];
+
+      make_frame (expected, k == 0 ? DONAR_ROLE_CALLER : DONAR_ROLE_CALLEE,
+          n);
+      g_assert_cmpmem (d->data, d->length, expected, sizeof expected);
+      g_assert_false (d->piggybacked);
+      if (n > 0)
+        g_assert_cmpuint (d->seq, ==,
+            g_array_index (receiver->delivered, Delivered, n - 1).seq + 1);
+    }
+  }
+  /* ALTERNATE piggybacks the previous frame in every message but the
+   * first. */
+  g_assert_cmpuint (caller.piggybacked_sent, ==, 99);
+  g_assert_cmpuint (caller.violations, ==, 0);
+  endpoint_clear (&caller);
+  endpoint_clear (&callee);
+}
+
+/* The copy of a frame never travels on a link its first copy took: every
+ * policy, links failing and coming back, groups changing every window. */
+static void
+test_copy_never_on_the_same_link (void)
+{
+  for (DonarPolicy policy = DONAR_POLICY_SIMPLE;
+      policy <= DONAR_POLICY_DOUBLE_SEND; policy++) {
+    DonarConfig config;
+    Endpoint caller, callee;
+    guint sent[2] = { 0, 0 };
+
+    donar_config_init (&config);
+    config.policy = policy;
+    config.redundancy = 2;
+    config.seed = 11 + policy;
+    pair_init (&caller, &callee, &config);
+    for (guint round = 0; round < 20; round++) {
+      guint link = (round * 5) % 12;
+
+      run_call (&caller, &callee, 30, sent);
+      donar_session_link_down (caller.session, link, caller.now);
+      donar_session_link_down (callee.session, link, callee.now);
+      run_call (&caller, &callee, 10, sent);
+      donar_session_link_up (caller.session, link, caller.now);
+      donar_session_link_up (callee.session, link, callee.now);
+    }
+    g_assert_cmpuint (caller.violations, ==, 0);
+    g_assert_cmpuint (callee.violations, ==, 0);
+    if (policy == DONAR_POLICY_ALTERNATE || policy ==
+        DONAR_POLICY_DOUBLE_SEND)
+      g_assert_cmpuint (caller.piggybacked_sent, >, 800);
+    else                        /* only when a failed link moves them */
+      g_assert_cmpuint (caller.piggybacked_sent, <, 40);
+    g_assert_cmpuint (callee.delivered->len, ==, 800);
+    endpoint_clear (&caller);
+    endpoint_clear (&callee);
+  }
+}
+
+/* A message lost on its link: the frame arrives as the piggybacked copy in
+ * the next frame's message, on another link. */
+static void
+test_lost_frame_recovered_by_piggyback (void)
+{
+  DonarConfig config;
+  Endpoint caller, callee;
+  guint sent[2] = { 0, 0 };
+  Delivered *d;
+  guint links[2];
+  DonarScheduler peek;
+
+  donar_config_init (&config);
+  pair_init (&caller, &callee, &config);
+  run_call (&caller, &callee, 10, sent);
+
+  /* The link the caller's next frame will take. */
+  peek = caller.session->scheduler;
+  donar_scheduler_pick (&peek, &caller.session->groups, links);
+  caller.drop_next[links[0]] = TRUE;
+  run_call (&caller, &callee, 2, sent);
+
+  g_assert_cmpuint (callee.delivered->len, ==, 12);
+  d = &g_array_index (callee.delivered, Delivered, 10);
+  g_assert_true (d->piggybacked);
+  g_assert_cmpuint (d->link, !=, links[0]);
+  g_assert_cmpuint (d->data[2], ==, 10);
+  d = &g_array_index (callee.delivered, Delivered, 11);
+  g_assert_false (d->piggybacked);
+  g_assert_cmpuint (d->data[2], ==, 11);
+  endpoint_clear (&caller);
+  endpoint_clear (&callee);
+}
+
+static void
+test_no_piggyback_older_than_the_limit (void)
+{
+  DonarConfig config;
+  Endpoint caller, callee;
+  guint8 frame[20] = { 0 };
+
+  donar_config_init (&config);
+  pair_init (&caller, &callee, &config);
+  g_assert_cmpint (donar_session_send_frame (caller.session, frame, 20,
+          1000), ==, DONAR_OK);
+  /* 200 ms later: still young enough. */
+  g_assert_cmpint (donar_session_send_frame (caller.session, frame, 20,
+          201000), ==, DONAR_OK);
+  g_assert_cmpuint (caller.piggybacked_sent, ==, 1);
+  /* 200 ms and 1 µs after the previous one: too old. */
+  g_assert_cmpint (donar_session_send_frame (caller.session, frame, 20,
+          401001), ==, DONAR_OK);
+  g_assert_cmpuint (caller.piggybacked_sent, ==, 1);
+  endpoint_clear (&caller);
+  endpoint_clear (&callee);
+}
+
+static void
+test_frame_sizes (void)
+{
+  DonarConfig config;
+  Endpoint caller, callee;
+  static guint8 frame[DONAR_CELL_PAYLOAD];
+  gsize max;
+
+  donar_config_init (&config);
+  pair_init (&caller, &callee, &config);
+  max = donar_session_get_max_frame (caller.session);
+  /* 498 - (2 + 14 + 12 scores * 2 + 6 frames * 2 links * 2 + 3 + 16). */
+  g_assert_cmpuint (max, ==, 498 - (2 + 14 + 24 + 24 + 3 + 16));
+  g_assert_cmpint (donar_session_send_frame (caller.session, frame, max + 1,
+          0), ==, DONAR_ERROR_FRAME_TOO_LARGE);
+  g_assert_cmpint (donar_session_send_frame (caller.session, frame, 0, 0), ==,
+      DONAR_ERROR_EMPTY_FRAME);
+  g_assert_cmpint (donar_session_send_frame (caller.session, frame, max, 0),
+      ==, DONAR_OK);
+  /* A second full frame: no room for the previous one as a copy. */
+  g_assert_cmpint (donar_session_send_frame (caller.session, frame, max,
+          40000), ==, DONAR_OK);
+  g_assert_cmpuint (caller.piggybacked_sent, ==, 0);
+  /* The paper's 172-byte frames: the previous one always rides along. */
+  g_assert_cmpint (donar_session_send_frame (caller.session, frame, 172,
+          80000), ==, DONAR_OK);
+  g_assert_cmpint (donar_session_send_frame (caller.session, frame, 172,
+          120000), ==, DONAR_OK);
+  g_assert_cmpuint (caller.piggybacked_sent, ==, 1);
+  g_assert_cmpuint (callee.delivered->len, ==, 4);
+  endpoint_clear (&caller);
+  endpoint_clear (&callee);
+}
+
+static void
+test_no_link_then_copy (void)
+{
+  DonarConfig config;
+  Endpoint caller, callee;
+  guint8 frame[20] = { 7 };
+
+  donar_config_init (&config);
+  pair_init (&caller, &callee, &config);
+  for (guint link = 0; link < 12; link++)
+    donar_session_link_down (caller.session, link, 0);
+  g_assert_cmpint (donar_session_send_frame (caller.session, frame, 20, 0),
+      ==, DONAR_ERROR_NO_LINK);
+  donar_session_link_up (caller.session, 3, 10000);
+  frame[0] = 8;
+  g_assert_cmpint (donar_session_send_frame (caller.session, frame, 20,
+          40000), ==, DONAR_OK);
+  /* The frame no link could take rides with the next one. */
+  g_assert_cmpuint (callee.delivered->len, ==, 2);
+  g_assert_cmpuint (g_array_index (callee.delivered, Delivered, 0).data[0],
+      ==, 7);
+  g_assert_true (g_array_index (callee.delivered, Delivered, 0).piggybacked);
+  g_assert_cmpuint (g_array_index (callee.delivered, Delivered, 0).link, ==,
+      3);
+  endpoint_clear (&caller);
+  endpoint_clear (&callee);
+}
+
+static void
+test_foreign_input_rejected (void)
+{
+  DonarConfig config;
+  Endpoint caller, callee, stranger;
+  guint8 frame[20] = { 0 };
+  gsize length;
+  const guint8 *record;
+  DonarSessionStats stats;
+
+  donar_config_init (&config);
+  pair_init (&caller, &callee, &config);
+  g_assert_cmpint (donar_session_send_frame (caller.session, frame, 20, 0),
+      ==, DONAR_OK);
+  record = g_bytes_get_data (caller.last_record, &length);
+
+  /* Reflected back to its sender: the other direction's key. */
+  g_assert_cmpint (donar_session_receive (caller.session, 0, record, length,
+          0), ==, DONAR_ERROR_BAD_AUTHENTICATOR);
+  /* Replayed on another link than the one it names. */
+  {
+    DonarWireMessage m;
+
+    donar_wire_decode (record + 2, length - 2, &caller.key, &m);
+    g_assert_cmpint (donar_session_receive (callee.session, (m.link + 1) %
+            12, record, length, 0), ==, DONAR_ERROR_BAD_LINK);
+  }
+  /* A link that is not up, a link that does not exist. */
+  donar_session_link_down (callee.session, 5, 0);
+  g_assert_cmpint (donar_session_receive (callee.session, 5, record, length,
+          0), ==, DONAR_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (donar_session_receive (callee.session, 12, record, length,
+          0), ==, DONAR_ERROR_INVALID_ARGUMENT);
+
+  /* A caller with another call's secret. */
+  {
+    DonarError error;
+    static const guint8 other[] = "not the secret of this call";
+
+    memset (&stranger, 0, sizeof stranger);
+    stranger.session = donar_session_new (&config, DONAR_ROLE_CALLER, other,
+        sizeof other, &callbacks, &stranger, 0, &error);
+    g_assert_cmpint (error, ==, DONAR_OK);
+    donar_wire_key_derive (other, sizeof other, DONAR_WIRE_CALLER_TO_CALLEE,
+        &stranger.key);
+    stranger.delivered = g_array_new (FALSE, FALSE, sizeof (Delivered));
+    stranger.first_links = g_hash_table_new (NULL, NULL);
+    stranger.hold[0] = TRUE;
+    for (guint i = 0; i < DONAR_MAX_LINKS; i++)
+      stranger.held[i] = g_ptr_array_new_with_free_func ((GDestroyNotify)
+          g_bytes_unref);
+    stranger.peer = &callee;
+    donar_session_link_up (stranger.session, 0, 0);
+    donar_session_send_frame (stranger.session, frame, 20, 0);
+    record = g_bytes_get_data (stranger.last_record, &length);
+    g_assert_cmpint (donar_session_receive (callee.session, 0, record, length,
+            0), ==, DONAR_ERROR_BAD_AUTHENTICATOR);
+    endpoint_clear (&stranger);
+  }
+
+  /* Garbage: a lying length breaks the link's stream for good. */
+  {
+    static const guint8 garbage[] = { 0xff, 0xff, 1, 2, 3 };
+
+    g_assert_cmpint (donar_session_receive (callee.session, 1, garbage,
+            sizeof garbage, 0), ==, DONAR_ERROR_OVERSIZE);
+    g_assert_cmpint (donar_session_receive (callee.session, 1, garbage,
+            sizeof garbage, 0), ==, DONAR_ERROR_STREAM_BROKEN);
+  }
+  donar_session_get_stats (callee.session, &stats);
+  /* Wrong link, stranger, garbage, broken stream; the calls on links that
+   * are down or do not exist are the caller's mistakes, not input. */
+  g_assert_cmpuint (stats.messages_rejected, ==, 4);
+  g_assert_cmpuint (stats.frames_delivered, ==, 1);
+  endpoint_clear (&caller);
+  endpoint_clear (&callee);
+}
+
+/* The peer restarts: its new session (new epoch, new numbers) is heard at
+ * once, and a late message of its old one is dropped. */
+static void
+test_peer_restart (void)
+{
+  DonarConfig config;
+  Endpoint caller, callee, restarted;
+  guint sent[2] = { 0, 0 };
+  GBytes *old_record;
+  const guint8 *data;
+  gsize length;
+  guint link;
+
+  donar_config_init (&config);
+  pair_init (&caller, &callee, &config);
+  run_call (&caller, &callee, 5, sent);
+  old_record = g_bytes_ref (caller.last_record);
+
+  config.seed = 99;
+  endpoint_init (&restarted, DONAR_ROLE_CALLER, &config);
+  restarted.peer = &callee;
+  for (guint l = 0; l < 12; l++)
+    donar_session_link_up (restarted.session, l, 0);
+  sent[0] = 0;
+  run_call (&restarted, &callee, 5, sent);
+  g_assert_cmpuint (callee.delivered->len, ==, 10);
+
+  data = g_bytes_get_data (old_record, &length);
+  link = (data[4]);
+  g_assert_cmpint (donar_session_receive (callee.session, link, data, length,
+          0), ==, DONAR_OK);
+  g_assert_cmpuint (callee.delivered->len, ==, 10);
+  g_bytes_unref (old_record);
+  endpoint_clear (&restarted);
+  endpoint_clear (&caller);
+  endpoint_clear (&callee);
+}
+
+/* A link whose messages come 10 frames late: the callee measures it, the
+ * caller hears the callee's score and stops using it. */
+static void
+test_slow_link_leaves_the_active_groups (void)
+{
+  DonarConfig config;
+  Endpoint caller, callee;
+  guint sent[2] = { 0, 0 };
+  guint members[DONAR_MAX_LINKS], slow;
+  DonarLinkStats stats;
+
+  donar_config_init (&config);
+  config.seed = 5;
+  pair_init (&caller, &callee, &config);
+  g_assert_cmpuint (donar_groups_members (&caller.session->groups,
+          DONAR_GROUP_1ST, members), ==, 3);
+  slow = members[0];
+  caller.hold[slow] = TRUE;
+  for (guint f = 0; f < 50 * 3; f++) {
+    run_call (&caller, &callee, 1, sent);
+    if (f % 10 == 9)
+      release_held (&caller, slow);
+  }
+  donar_session_get_link_stats (callee.session, slow, &stats);
+  g_assert_cmpint (stats.local_score, >, 300);
+  donar_session_get_link_stats (caller.session, slow, &stats);
+  g_assert_cmpint (stats.remote_score, >, 300);
+  g_assert_cmpint (stats.group, ==, DONAR_GROUP_INACTIVE);
+  /* And every frame arrived, most through the piggybacked copies. */
+  g_assert_cmpuint (callee.delivered->len, ==, 150);
+  endpoint_clear (&caller);
+  endpoint_clear (&callee);
+}
+
+static void
+test_bad_settings (void)
+{
+  DonarConfig config;
+  DonarError error;
+
+  donar_config_init (&config);
+  g_assert_cmpint (donar_config_validate (&config), ==, DONAR_OK);
+  config.n_1st = 10;              /* 10 + 3 > 12 links */
+  g_assert_cmpint (donar_config_validate (&config), ==,
+      DONAR_ERROR_INVALID_ARGUMENT);
+  g_assert_null (donar_session_new (&config, DONAR_ROLE_CALLER, secret,
+          sizeof secret, &callbacks, NULL, 0, &error));
+  g_assert_cmpint (error, ==, DONAR_ERROR_INVALID_ARGUMENT);
+  donar_config_init (&config);
+  config.n_links = DONAR_MAX_LINKS + 1;
+  g_assert_cmpint (donar_config_validate (&config), !=, DONAR_OK);
+  donar_config_init (&config);
+  config.redundancy = DONAR_MAX_REDUNDANCY + 1;
+  g_assert_cmpint (donar_config_validate (&config), !=, DONAR_OK);
+  donar_config_init (&config);
+  g_assert_null (donar_session_new (&config, DONAR_ROLE_CALLER, secret, 0,
+          &callbacks, NULL, 0, &error));
+  g_assert_cmpint (error, ==, DONAR_ERROR_INVALID_ARGUMENT);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/session/frames-both-ways", test_frames_both_ways);
+  g_test_add_func ("/session/copy-never-on-the-same-link",
+      test_copy_never_on_the_same_link);
+  g_test_add_func ("/session/lost-frame-recovered-by-piggyback",
+      test_lost_frame_recovered_by_piggyback);
+  g_test_add_func ("/session/no-piggyback-older-than-the-limit",
+      test_no_piggyback_older_than_the_limit);
+  g_test_add_func ("/session/frame-sizes", test_frame_sizes);
+  g_test_add_func ("/session/no-link-then-copy", test_no_link_then_copy);
+  g_test_add_func ("/session/foreign-input-rejected",
+      test_foreign_input_rejected);
+  g_test_add_func ("/session/peer-restart", test_peer_restart);
+  g_test_add_func ("/session/slow-link-leaves-the-active-groups",
+      test_slow_link_leaves_the_active_groups);
+  g_test_add_func ("/session/bad-settings", test_bad_settings);
+  return g_test_run ();
+}
