@@ -46,8 +46,7 @@ donar_monitor_forget_link (DonarMonitor * monitor, guint link)
 static DonarExpectedFrame *
 expected_slot (DonarMonitor * monitor, guint32 seq)
 {
-  DonarExpectedFrame *frame = &monitor->expected[seq %
-      DONAR_MONITOR_HISTORY];
+  DonarExpectedFrame *frame = &monitor->expected[seq % DONAR_MONITOR_HISTORY];
 
   if (frame->valid && frame->seq == seq)
     return frame;

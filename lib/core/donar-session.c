@@ -13,8 +13,7 @@ history_slot (DonarSession * session, guint32 seq)
 static const DonarSentFrame *
 history_lookup (const DonarSession * session, guint32 seq)
 {
-  const DonarSentFrame *frame =
-      &session->history[seq % DONAR_SENT_HISTORY];
+  const DonarSentFrame *frame = &session->history[seq % DONAR_SENT_HISTORY];
 
   return frame->valid && frame->seq == seq ? frame : NULL;
 }
@@ -190,8 +189,7 @@ donar_session_send_frame (DonarSession * session, const guint8 * frame,
   if (length > session->max_frame)
     return DONAR_ERROR_FRAME_TOO_LARGE;
 
-  n_links = donar_scheduler_pick (&session->scheduler, &session->groups,
-      links);
+  n_links = donar_scheduler_pick (&session->scheduler, &session->groups, links);
   current = history_slot (session, session->next_seq++);
   current->valid = TRUE;
   current->seq = session->next_seq - 1;
@@ -271,13 +269,11 @@ handle_message (DonarSession * session, guint link, const guint8 * data,
   session->links[link].bytes_received += DONAR_WIRE_PREFIX + length;
   session->stats.messages_received++;
 
-  out_of_order = donar_receiver_count_newer (&session->receiver,
-      message.seq);
+  out_of_order = donar_receiver_count_newer (&session->receiver, message.seq);
   for (guint i = 0; i < message.n_recent; i++)
     donar_monitor_note_sent (&session->monitor,
         message.seq - message.recent[i].age, message.recent[i].link);
-  donar_monitor_on_arrival (&session->monitor, message.seq, link,
-      out_of_order);
+  donar_monitor_on_arrival (&session->monitor, message.seq, link, out_of_order);
   donar_monitor_set_remote (&session->monitor, message.scores,
       message.n_scores, now);
 
@@ -286,8 +282,7 @@ handle_message (DonarSession * session, guint link, const guint8 * data,
     const DonarWireFrame *frame = &message.frames[i];
     guint32 seq = message.seq - frame->age;
 
-    if (donar_receiver_accept (&session->receiver, seq) !=
-        DONAR_RECEIVED_NEW) {
+    if (donar_receiver_accept (&session->receiver, seq) != DONAR_RECEIVED_NEW) {
       session->stats.duplicates++;
       continue;
     }

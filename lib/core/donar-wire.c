@@ -152,8 +152,7 @@ donar_wire_encode (const DonarWireMessage * message,
     memcpy (p + DONAR_WIRE_FRAME_HEADER, frame->data, frame->length);
     p += DONAR_WIRE_FRAME_HEADER + frame->length;
   }
-  compute_tag (key, out + DONAR_WIRE_PREFIX,
-      p - (out + DONAR_WIRE_PREFIX), p);
+  compute_tag (key, out + DONAR_WIRE_PREFIX, p - (out + DONAR_WIRE_PREFIX), p);
   return size;
 }
 

@@ -95,7 +95,6 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/framer/any-split", test_any_split);
-  g_test_add_func ("/framer/lengths-out-of-bounds",
-      test_lengths_out_of_bounds);
+  g_test_add_func ("/framer/lengths-out-of-bounds", test_lengths_out_of_bounds);
   return g_test_run ();
 }

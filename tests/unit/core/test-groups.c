@@ -31,10 +31,8 @@ test_random_start (void)
 
   donar_groups_init (&a, 12, 3, 3, rand);
   all_up (&a);
-  g_assert_cmpuint (donar_groups_members (&a, DONAR_GROUP_1ST, members), ==,
-      3);
-  g_assert_cmpuint (donar_groups_members (&a, DONAR_GROUP_2ND, members), ==,
-      3);
+  g_assert_cmpuint (donar_groups_members (&a, DONAR_GROUP_1ST, members), ==, 3);
+  g_assert_cmpuint (donar_groups_members (&a, DONAR_GROUP_2ND, members), ==, 3);
   g_assert_cmpuint (donar_groups_members (&a, DONAR_GROUP_INACTIVE,
           members), ==, 6);
 
@@ -142,10 +140,8 @@ test_fewer_links_up_than_groups (void)
   donar_groups_link_up (&g, 9);
   donar_groups_link_up (&g, 10);
   donar_groups_update (&g, scores);
-  g_assert_cmpuint (donar_groups_members (&g, DONAR_GROUP_1ST, members), ==,
-      2);
-  g_assert_cmpuint (donar_groups_members (&g, DONAR_GROUP_2ND, members), ==,
-      0);
+  g_assert_cmpuint (donar_groups_members (&g, DONAR_GROUP_1ST, members), ==, 2);
+  g_assert_cmpuint (donar_groups_members (&g, DONAR_GROUP_2ND, members), ==, 0);
   g_rand_free (rand);
 }
 

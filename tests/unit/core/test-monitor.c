@@ -144,8 +144,7 @@ test_merge (void)
   g_assert_cmpint (donar_monitor_score (&m, 4, 1000), ==, 75);
   g_assert_cmpint (donar_monitor_score (&m, 3, 1000), ==, 0);
   g_assert_cmpint (donar_monitor_score (&m, 5, 1000), ==, 40);
-  g_assert_cmpint (donar_monitor_score (&m, 6, 1000), ==,
-      DONAR_SCORE_UNKNOWN);
+  g_assert_cmpint (donar_monitor_score (&m, 6, 1000), ==, DONAR_SCORE_UNKNOWN);
 
   /* The peer's word expires when it stops refreshing it. */
   g_assert_cmpint (donar_monitor_score (&m, 5, 1000 + 2 * W + 1), ==,
@@ -154,12 +153,10 @@ test_merge (void)
 
   m.merge = DONAR_MERGE_LOCAL;
   g_assert_cmpint (donar_monitor_score (&m, 4, 1000), ==, 50);
-  g_assert_cmpint (donar_monitor_score (&m, 5, 1000), ==,
-      DONAR_SCORE_UNKNOWN);
+  g_assert_cmpint (donar_monitor_score (&m, 5, 1000), ==, DONAR_SCORE_UNKNOWN);
   m.merge = DONAR_MERGE_REMOTE;
   g_assert_cmpint (donar_monitor_score (&m, 4, 1000), ==, 100);
-  g_assert_cmpint (donar_monitor_score (&m, 3, 1000), ==,
-      DONAR_SCORE_UNKNOWN);
+  g_assert_cmpint (donar_monitor_score (&m, 3, 1000), ==, DONAR_SCORE_UNKNOWN);
 }
 
 static void

@@ -35,8 +35,7 @@ test_wraparound (void)
   g_assert_cmpint (donar_receiver_accept (&r, 0), ==, DONAR_RECEIVED_NEW);
   g_assert_cmpint (donar_receiver_accept (&r, 0xfffffffe), ==,
       DONAR_RECEIVED_DUPLICATE);
-  g_assert_cmpint (donar_receiver_accept (&r, 0), ==,
-      DONAR_RECEIVED_DUPLICATE);
+  g_assert_cmpint (donar_receiver_accept (&r, 0), ==, DONAR_RECEIVED_DUPLICATE);
   /* 0xfffffffe, 0xffffffff, 0 and 1 are in; 3 of them after 0xfffffffe. */
   g_assert_cmpuint (donar_receiver_count_newer (&r, 0xfffffffe), ==, 3);
 }
@@ -53,14 +52,12 @@ test_bounded_window (void)
       DONAR_RECEIVED_NEW);
   g_assert_cmpint (donar_receiver_accept (&r, 5), ==, DONAR_RECEIVED_TOO_OLD);
   g_assert_cmpint (donar_receiver_accept (&r, 6), ==, DONAR_RECEIVED_NEW);
-  g_assert_cmpint (donar_receiver_accept (&r, 6), ==,
-      DONAR_RECEIVED_DUPLICATE);
+  g_assert_cmpint (donar_receiver_accept (&r, 6), ==, DONAR_RECEIVED_DUPLICATE);
 
   /* A long run through many windows: each number new exactly once. */
   donar_receiver_reset (&r);
   for (guint32 s = 0; s < 100000; s++) {
-    g_assert_cmpint (donar_receiver_accept (&r, s + 7), ==,
-        DONAR_RECEIVED_NEW);
+    g_assert_cmpint (donar_receiver_accept (&r, s + 7), ==, DONAR_RECEIVED_NEW);
     g_assert_cmpint (donar_receiver_accept (&r, s + 7), ==,
         DONAR_RECEIVED_DUPLICATE);
   }

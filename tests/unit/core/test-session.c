@@ -212,8 +212,7 @@ test_frames_both_ways (void)
       Delivered *d = &g_array_index (receiver->delivered, Delivered, n);
       guint8 expected[20];
 
-      make_frame (expected, k == 0 ? DONAR_ROLE_CALLER : DONAR_ROLE_CALLEE,
-          n);
+      make_frame (expected, k == 0 ? DONAR_ROLE_CALLER : DONAR_ROLE_CALLEE, n);
       g_assert_cmpmem (d->data, d->length, expected, sizeof expected);
       g_assert_false (d->piggybacked);
       if (n > 0)
@@ -257,8 +256,7 @@ test_copy_never_on_the_same_link (void)
     }
     g_assert_cmpuint (caller.violations, ==, 0);
     g_assert_cmpuint (callee.violations, ==, 0);
-    if (policy == DONAR_POLICY_ALTERNATE || policy ==
-        DONAR_POLICY_DOUBLE_SEND)
+    if (policy == DONAR_POLICY_ALTERNATE || policy == DONAR_POLICY_DOUBLE_SEND)
       g_assert_cmpuint (caller.piggybacked_sent, >, 800);
     else                        /* only when a failed link moves them */
       g_assert_cmpuint (caller.piggybacked_sent, <, 40);
@@ -381,8 +379,7 @@ test_no_link_then_copy (void)
   g_assert_cmpuint (g_array_index (callee.delivered, Delivered, 0).data[0],
       ==, 7);
   g_assert_true (g_array_index (callee.delivered, Delivered, 0).piggybacked);
-  g_assert_cmpuint (g_array_index (callee.delivered, Delivered, 0).link, ==,
-      3);
+  g_assert_cmpuint (g_array_index (callee.delivered, Delivered, 0).link, ==, 3);
   endpoint_clear (&caller);
   endpoint_clear (&callee);
 }
@@ -545,7 +542,7 @@ test_bad_settings (void)
 
   donar_config_init (&config);
   g_assert_cmpint (donar_config_validate (&config), ==, DONAR_OK);
-  config.n_1st = 10;              /* 10 + 3 > 12 links */
+  config.n_1st = 10;            /* 10 + 3 > 12 links */
   g_assert_cmpint (donar_config_validate (&config), ==,
       DONAR_ERROR_INVALID_ARGUMENT);
   g_assert_null (donar_session_new (&config, DONAR_ROLE_CALLER, secret,

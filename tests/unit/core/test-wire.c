@@ -114,11 +114,9 @@ test_encode_refuses_what_does_not_fit (void)
   g_assert_cmpuint (donar_wire_encode (&m, &key, record, sizeof record), ==,
       DONAR_CELL_PAYLOAD);
   m.frames[0].length++;
-  g_assert_cmpuint (donar_wire_encode (&m, &key, record, sizeof record), ==,
-      0);
+  g_assert_cmpuint (donar_wire_encode (&m, &key, record, sizeof record), ==, 0);
   m.frames[0].length = 0;
-  g_assert_cmpuint (donar_wire_encode (&m, &key, record, sizeof record), ==,
-      0);
+  g_assert_cmpuint (donar_wire_encode (&m, &key, record, sizeof record), ==, 0);
 }
 
 static void
@@ -309,7 +307,6 @@ main (int argc, char **argv)
   g_test_add_func ("/wire/bad-authenticator", test_bad_authenticator);
   g_test_add_func ("/wire/lengths-that-lie", test_lengths_that_lie);
   g_test_add_func ("/wire/zero-length-frame", test_zero_length_frame);
-  g_test_add_func ("/wire/every-mutation-is-safe",
-      test_every_mutation_is_safe);
+  g_test_add_func ("/wire/every-mutation-is-safe", test_every_mutation_is_safe);
   return g_test_run ();
 }
