@@ -31,6 +31,14 @@ donar_config_recent_frames (const DonarConfig * config)
       config->n_1st + config->n_2nd;
 }
 
+gsize
+donar_config_record_overhead (const DonarConfig * config, guint n_frames)
+{
+  return donar_wire_overhead (config->n_links,
+      donar_config_recent_frames (config) * DONAR_SCHEDULER_MAX_SENDS,
+      n_frames);
+}
+
 DonarError
 donar_config_validate (const DonarConfig * config)
 {

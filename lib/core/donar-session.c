@@ -55,8 +55,7 @@ donar_session_new (const DonarConfig * config, DonarRole role,
    * one, and the numbers say nothing about how long a call has run. */
   session->next_seq = g_rand_int (session->rand);
   session->max_frame = config->max_record -
-      donar_wire_overhead (config->n_links,
-      session->config.recent_frames * DONAR_SCHEDULER_MAX_SENDS, 1);
+      donar_config_record_overhead (config, 1);
 
   donar_groups_init (&session->groups, config->n_links, config->n_1st,
       config->n_2nd, session->rand);

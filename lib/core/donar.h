@@ -95,6 +95,10 @@ typedef struct
 
 void donar_config_init (DonarConfig * config);
 DonarError donar_config_validate (const DonarConfig * config);
+/* Bytes a record carrying n_frames frames adds to them, at most, with
+ * these settings (docs/protocol.md). */
+gsize donar_config_record_overhead (const DonarConfig * config,
+    guint n_frames);
 
 typedef struct
 {

@@ -1,0 +1,220 @@
+/* donar-sim: whole DONAR calls in virtual time over the Tor link model.
+ * Both endpoints run lib/core unchanged; see docs/evaluation.md. */
+#include "sim-report.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+typedef struct
+{
+  SimSettings settings;
+  SimCallSummary *summaries;
+  GMutex lock;
+  guint done;
+  guint calls;
+  gboolean progress;
+  GError *error;
+} Run;
+
+static void
+run_one_call (gpointer data, gpointer user_data)
+{
+  Run *run = user_data;
+  guint index = GPOINTER_TO_UINT (data) - 1;
+  SimCallResult result;
+  GError *error = NULL;
+
+  if (!sim_run_call (&run->settings, index, &result, &error)) {
+    g_mutex_lock (&run->lock);
+    if (run->error == NULL)
+      run->error = error;
+    else
+      g_error_free (error);
+    g_mutex_unlock (&run->lock);
+    return;
+  }
+  sim_summarize_call (&result, run->settings.deadline_us,
+      &run->summaries[index]);
+  sim_call_result_clear (&result);
+
+  g_mutex_lock (&run->lock);
+  run->done++;
+  if (run->progress)
+    fprintf (stderr, "\rdonar-sim: %u/%u calls", run->done, run->calls);
+  g_mutex_unlock (&run->lock);
+}
+
+static gdouble
+cpu_seconds (void)
+{
+  struct rusage usage;
+
+  getrusage (RUSAGE_SELF, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 +
+      usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
+}
+
+static gboolean
+fail (const char *message)
+{
+  fprintf (stderr, "donar-sim: %s\n", message);
+  return FALSE;
+}
+
+int
+main (int argc, char **argv)
+{
+  gchar *policy = g_strdup ("double-send"), *security = g_strdup ("default");
+  gchar *trace = NULL, *merge = g_strdup ("mean");
+  gint calls = 1, links = 0, n1st = -1, n2nd = -1, window_ms = 2000;
+  gint frame_ms = 40, frame_bytes = 172, redundancy = 1, oracle_sends = 1;
+  gint jobs = 0, deadline_ms = 360;
+  gdouble duration = 300;
+  gint64 seed = 1;
+  gboolean json = FALSE;
+  GOptionEntry entries[] = {
+    {"policy", 0, 0, G_OPTION_ARG_STRING, &policy,
+        "simple, torfone, alternate, double-send or oracle (double-send)",
+        "P"},
+    {"security", 0, 0, G_OPTION_ARG_STRING, &security,
+        "default, 2hop or 1way (default)", "S"},
+    {"calls", 0, 0, G_OPTION_ARG_INT, &calls, "calls to run (1)", "N"},
+    {"duration", 0, 0, G_OPTION_ARG_DOUBLE, &duration,
+        "seconds of each call (300)", "SECONDS"},
+    {"seed", 0, 0, G_OPTION_ARG_INT64, &seed, "seed of the run (1)", "S"},
+    {"trace", 0, 0, G_OPTION_ARG_FILENAME, &trace,
+        "replay link<i>.csv of DIR on link i (docs/netmodel.md)", "DIR"},
+    {"links", 0, 0, G_OPTION_ARG_INT, &links,
+        "nLINKS (12; SIMPLE 1, TORFONE 2)", "N"},
+    {"n1st", 0, 0, G_OPTION_ARG_INT, &n1st, "n1ST (3)", "N"},
+    {"n2nd", 0, 0, G_OPTION_ARG_INT, &n2nd, "n2ND (3)", "N"},
+    {"window-ms", 0, 0, G_OPTION_ARG_INT, &window_ms, "w (2000)", "MS"},
+    {"frame-ms", 0, 0, G_OPTION_ARG_INT, &frame_ms, "Tframe (40)", "MS"},
+    {"frame-bytes", 0, 0, G_OPTION_ARG_INT, &frame_bytes,
+        "size of each frame (172)", "BYTES"},
+    {"redundancy", 0, 0, G_OPTION_ARG_INT, &redundancy,
+        "previous frames piggybacked (1)", "N"},
+    {"merge", 0, 0, G_OPTION_ARG_STRING, &merge,
+        "scores: mean, local or remote (mean)", "M"},
+    {"oracle-sends", 0, 0, G_OPTION_ARG_INT, &oracle_sends,
+        "sends per frame of the oracle: 1 or 2 (1)", "N"},
+    {"deadline-ms", 0, 0, G_OPTION_ARG_INT, &deadline_ms,
+        "one-way deadline of a frame (360)", "MS"},
+    {"jobs", 0, 0, G_OPTION_ARG_INT, &jobs,
+        "calls run at once (the number of cores)", "N"},
+    {"json", 0, 0, G_OPTION_ARG_NONE, &json, "print one JSON object", NULL},
+    {NULL}
+  };
+  GOptionContext *context;
+  GError *error = NULL;
+  Run run;
+  SimSettings *s = &run.settings;
+  SimRunInfo info;
+  GThreadPool *pool;
+  GString *report;
+  gboolean ok = TRUE;
+
+  context = g_option_context_new ("- whole DONAR calls in virtual time");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error)) {
+    fprintf (stderr, "donar-sim: %s\n", error->message);
+    return 2;
+  }
+  g_option_context_free (context);
+
+  memset (&run, 0, sizeof run);
+  donar_config_init (&s->config);
+  s->oracle = g_strcmp0 (policy, "oracle") == 0;
+  if (!s->oracle && !donar_policy_from_string (policy, &s->config.policy))
+    ok = fail ("--policy: simple, torfone, alternate, double-send or oracle");
+  if (!donar_security_from_string (security, &s->security))
+    ok = ok && fail ("--security: default, 2hop or 1way");
+  if (g_strcmp0 (merge, "mean") == 0)
+    s->config.merge = DONAR_MERGE_MEAN;
+  else if (g_strcmp0 (merge, "local") == 0)
+    s->config.merge = DONAR_MERGE_LOCAL;
+  else if (g_strcmp0 (merge, "remote") == 0)
+    s->config.merge = DONAR_MERGE_REMOTE;
+  else
+    ok = ok && fail ("--merge: mean, local or remote");
+  if (calls < 1 || duration <= 0 || frame_ms <= 0 || window_ms <= 0 ||
+      deadline_ms <= 0 || redundancy < 0 || jobs < 0)
+    ok = ok && fail ("--calls, --duration, --frame-ms, --window-ms and "
+        "--deadline-ms must be positive");
+  if (frame_bytes < 4 || frame_bytes > DONAR_CELL_PAYLOAD)
+    ok = ok && fail ("--frame-bytes: 4 to 498 (the frame number takes 4)");
+  if (s->oracle && oracle_sends != 1 && oracle_sends != 2)
+    ok = ok && fail ("--oracle-sends: 1 or 2");
+  if (!ok)
+    return 2;
+
+  /* The baselines as the paper ran them: SIMPLE on one link, TORFONE on
+   * two, unless told otherwise. */
+  if (!s->oracle && s->config.policy == DONAR_POLICY_SIMPLE && links == 0)
+    links = 1;
+  if (!s->oracle && s->config.policy == DONAR_POLICY_TORFONE && links == 0)
+    links = 2;
+  s->config.n_links = links > 0 ? links : 12;
+  s->config.n_1st = n1st >= 0 ? (guint) n1st : MIN (3, s->config.n_links);
+  s->config.n_2nd = n2nd >= 0 ? (guint) n2nd :
+      MIN (3, s->config.n_links - s->config.n_1st);
+  s->config.window_us = (gint64) window_ms * 1000;
+  s->config.frame_period_us = (gint64) frame_ms * 1000;
+  s->config.redundancy = redundancy;
+  if (donar_config_validate (&s->config) != DONAR_OK) {
+    fail ("these settings are not valid: check --links, --n1st, --n2nd "
+        "(n1st >= 1, n1st + n2nd <= links <= 32) and --redundancy (<= 8)");
+    return 2;
+  }
+  if (!s->oracle && frame_bytes > (gint) (DONAR_CELL_PAYLOAD -
+          donar_config_record_overhead (&s->config, 1))) {
+    fail ("--frame-bytes: larger than one message can carry with these "
+        "settings");
+    return 2;
+  }
+  s->oracle_sends = oracle_sends;
+  s->frame_bytes = frame_bytes;
+  s->duration_us = (gint64) (duration * G_USEC_PER_SEC);
+  s->seed = seed;
+  s->trace_dir = trace;
+  s->deadline_us = (gint64) deadline_ms * 1000;
+
+  run.calls = calls;
+  run.summaries = g_new0 (SimCallSummary, calls);
+  run.progress = isatty (2) && (gdouble) calls * duration > 3600;
+  g_mutex_init (&run.lock);
+  if (jobs == 0)
+    jobs = g_get_num_processors ();
+  pool = g_thread_pool_new (run_one_call, &run, jobs, TRUE, NULL);
+  for (gint c = 0; c < calls; c++)
+    g_thread_pool_push (pool, GUINT_TO_POINTER (c + 1), NULL);
+  g_thread_pool_free (pool, FALSE, TRUE);
+  if (run.progress)
+    fprintf (stderr, "\n");
+  if (run.error) {
+    fprintf (stderr, "donar-sim: %s\n", run.error->message);
+    return 1;
+  }
+
+  info.policy = s->oracle ? "oracle" : donar_policy_to_string (s->config.policy);
+  info.security = donar_security_to_string (s->security);
+  info.oracle_sends = s->oracle ? oracle_sends : 0;
+  info.calls = calls;
+  info.duration_s = duration;
+  info.seed = seed;
+  info.cpu_s = cpu_seconds ();
+  report = sim_report (&info, run.summaries, json);
+  fputs (report->str, stdout);
+  g_string_free (report, TRUE);
+
+  for (gint c = 0; c < calls; c++)
+    sim_call_summary_clear (&run.summaries[c]);
+  g_free (run.summaries);
+  g_free (policy);
+  g_free (security);
+  g_free (merge);
+  g_free (trace);
+  return 0;
+}

@@ -1,0 +1,322 @@
+/* One call in virtual time: events taken in time order from the frame clock,
+ * the records in flight, the sessions' timers and the links' failures. */
+#include "sim-call.h"
+
+#include "sim-fifo.h"
+
+#include <string.h>
+
+/* Frames still on their way this long after the last one are lost. */
+#define DRAIN_US (10 * G_USEC_PER_SEC)
+
+typedef struct _Call Call;
+
+typedef struct
+{
+  Call *call;
+  guint side;                   /* 0: caller, 1: callee */
+} Endpoint;
+
+struct _Call
+{
+  const SimSettings *settings;
+  guint n_links;
+  DonarNetModel *net;
+  DonarSession *session[2];
+  Endpoint endpoint[2];
+  SimFifo fifo[2][DONAR_MAX_LINKS];     /* [direction][link] */
+  gboolean up[DONAR_MAX_LINKS];
+  gint64 ready_at[DONAR_MAX_LINKS];     /* of a link being reopened */
+  gint64 now;
+  gsize oracle_message_bytes;
+  SimCallResult *result;
+};
+
+guint64
+sim_call_seed (guint64 run_seed, guint index)
+{
+  /* splitmix64 of the pair: neighbouring seeds and indexes give unrelated
+   * calls. */
+  guint64 z = run_seed * 0x9e3779b97f4a7c15ull + index + 1;
+
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static void
+record_latency (Call * call, guint direction, guint32 index, gint64 arrival)
+{
+  gint64 latency = arrival - (gint64) index *
+      call->settings->config.frame_period_us;
+  gint32 *slot;
+
+  if (index >= call->result->n_frames)
+    return;
+  slot = &call->result->latency_us[direction][index];
+  if (*slot == SIM_LOST || latency < *slot)
+    *slot = MIN (latency, G_MAXINT32 - 1);
+}
+
+static void
+on_send (gpointer user_data, guint link, const guint8 * record, gsize length)
+{
+  Endpoint *endpoint = user_data;
+  Call *call = endpoint->call;
+  gint64 arrival = donar_net_model_send (call->net, link, endpoint->side,
+      call->now, length);
+
+  call->result->bytes_sent += length;
+  call->result->messages_sent++;
+  if (arrival >= 0)
+    sim_fifo_push (&call->fifo[endpoint->side][link], arrival, record,
+        length);
+}
+
+static void
+on_deliver (gpointer user_data, guint32 seq, const guint8 * frame,
+    gsize length, guint link, gboolean piggybacked)
+{
+  Endpoint *endpoint = user_data;
+  guint32 index;
+
+  g_assert (length >= 4);
+  index = ((guint32) frame[0] << 24) | (frame[1] << 16) | (frame[2] << 8) |
+      frame[3];
+  /* The callee (side 1) hears the caller's frames: direction 0. */
+  record_latency (endpoint->call, 1 - endpoint->side, index,
+      endpoint->call->now);
+}
+
+static const DonarCallbacks callbacks = { on_send, on_deliver };
+
+static gboolean
+call_init (Call * call, const SimSettings * settings, guint index,
+    SimCallResult * result, GError ** error)
+{
+  guint64 seed = sim_call_seed (settings->seed, index);
+  guint n_frames = settings->duration_us / settings->config.frame_period_us;
+
+  memset (call, 0, sizeof *call);
+  call->settings = settings;
+  call->n_links = settings->config.n_links;
+  call->result = result;
+  memset (result, 0, sizeof *result);
+  result->n_frames = n_frames;
+  for (guint d = 0; d < 2; d++) {
+    result->latency_us[d] = g_new (gint32, MAX (n_frames, 1));
+    for (guint f = 0; f < n_frames; f++)
+      result->latency_us[d][f] = SIM_LOST;
+  }
+
+  call->net = donar_net_model_new (settings->security, call->n_links, seed);
+  if (settings->trace_dir &&
+      !donar_net_model_load_traces (call->net, settings->trace_dir, error))
+    return FALSE;
+
+  for (guint side = 0; side < 2; side++) {
+    DonarConfig config = settings->config;
+    guint8 secret[32];
+    DonarError derror;
+
+    for (guint i = 0; i < sizeof secret; i++)
+      secret[i] = (seed >> (8 * (i % 8))) ^ i;
+    config.seed = (guint32) sim_call_seed (seed, side);
+    call->endpoint[side].call = call;
+    call->endpoint[side].side = side;
+    for (guint link = 0; link < call->n_links; link++)
+      sim_fifo_init (&call->fifo[side][link]);
+    if (settings->oracle)
+      continue;
+    call->session[side] = donar_session_new (&config,
+        side == 0 ? DONAR_ROLE_CALLER : DONAR_ROLE_CALLEE, secret,
+        sizeof secret, &callbacks, &call->endpoint[side], 0, &derror);
+    if (call->session[side] == NULL) {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+          "invalid settings: %s", donar_error_to_string (derror));
+      return FALSE;
+    }
+  }
+  call->oracle_message_bytes = settings->frame_bytes +
+      donar_config_record_overhead (&settings->config, 1);
+
+  for (guint link = 0; link < call->n_links; link++)
+    call->ready_at[link] = donar_net_model_ready_time (call->net, link);
+  return TRUE;
+}
+
+static void
+call_clear (Call * call)
+{
+  for (guint side = 0; side < 2; side++) {
+    donar_session_free (call->session[side]);
+    for (guint link = 0; link < call->n_links; link++)
+      sim_fifo_clear (&call->fifo[side][link]);
+  }
+  donar_net_model_free (call->net);
+}
+
+static void
+make_frame (guint8 * frame, gsize length, guint32 index)
+{
+  memset (frame, 0, length);
+  frame[0] = index >> 24;
+  frame[1] = (index >> 16) & 0xff;
+  frame[2] = (index >> 8) & 0xff;
+  frame[3] = index & 0xff;
+}
+
+/* The oracle: each frame on the `sends` links that will deliver it first,
+ * known from the model's future; no protocol, no redundancy. */
+static void
+oracle_send (Call * call, guint side, guint32 index)
+{
+  gint64 arrival[DONAR_MAX_LINKS];
+  guint sends = call->settings->oracle_sends;
+
+  for (guint link = 0; link < call->n_links; link++)
+    arrival[link] = call->up[link] ? donar_net_model_peek (call->net, link,
+        side, call->now, call->oracle_message_bytes) : -1;
+  for (guint s = 0; s < sends; s++) {
+    gint best = -1;
+
+    for (guint link = 0; link < call->n_links; link++)
+      if (arrival[link] >= 0 && (best < 0 || arrival[link] < arrival[best]))
+        best = link;
+    if (best < 0)
+      return;
+    arrival[best] = donar_net_model_send (call->net, best, side, call->now,
+        call->oracle_message_bytes);
+    call->result->bytes_sent += call->oracle_message_bytes;
+    call->result->messages_sent++;
+    if (arrival[best] >= 0)
+      record_latency (call, side, index, arrival[best]);
+    arrival[best] = -1;
+  }
+}
+
+static void
+set_link (Call * call, guint link, gboolean up)
+{
+  call->up[link] = up;
+  for (guint side = 0; side < 2; side++) {
+    if (call->session[side] == NULL)
+      continue;
+    if (up)
+      donar_session_link_up (call->session[side], link, call->now);
+    else
+      donar_session_link_down (call->session[side], link, call->now);
+  }
+}
+
+gboolean
+sim_run_call (const SimSettings * settings, guint index,
+    SimCallResult * result, GError ** error)
+{
+  Call call;
+  guint8 frame[DONAR_CELL_PAYLOAD];
+  guint32 next_frame = 0;
+  gint64 end;
+
+  g_return_val_if_fail (settings->frame_bytes >= 4 &&
+      settings->frame_bytes <= DONAR_CELL_PAYLOAD, FALSE);
+  if (!call_init (&call, settings, index, result, error)) {
+    call_clear (&call);
+    sim_call_result_clear (result);
+    return FALSE;
+  }
+  end = settings->duration_us + DRAIN_US;
+
+  while (TRUE) {
+    gint64 t_frame = next_frame < result->n_frames ?
+        (gint64) next_frame * settings->config.frame_period_us : G_MAXINT64;
+    gint64 t_arrival = G_MAXINT64, t_link = G_MAXINT64, t_timer = G_MAXINT64;
+    gint fifo_dir = -1, fifo_link = -1, event_link = -1, timer_side = -1;
+
+    for (guint d = 0; d < 2; d++)
+      for (guint link = 0; link < call.n_links; link++) {
+        const SimRecord *r = sim_fifo_peek (&call.fifo[d][link]);
+
+        if (r && r->arrival < t_arrival) {
+          t_arrival = r->arrival;
+          fifo_dir = d;
+          fifo_link = link;
+        }
+      }
+    for (guint link = 0; link < call.n_links; link++) {
+      gint64 t = call.up[link] ?
+          donar_net_model_failure_time (call.net, link) : call.ready_at[link];
+
+      if (t < t_link) {
+        t_link = t;
+        event_link = link;
+      }
+    }
+    for (guint side = 0; side < 2; side++)
+      if (call.session[side] &&
+          donar_session_get_expiry (call.session[side]) < t_timer) {
+        t_timer = donar_session_get_expiry (call.session[side]);
+        timer_side = side;
+      }
+
+    /* At equal times: what arrives, then what breaks or comes up, then
+     * the timers, then the new frames. */
+    if (t_arrival <= t_link && t_arrival <= t_timer && t_arrival <= t_frame) {
+      const SimRecord *r = sim_fifo_peek (&call.fifo[fifo_dir][fifo_link]);
+      DonarError derror;
+
+      if (t_arrival > end)
+        break;
+      call.now = t_arrival;
+      derror = donar_session_receive (call.session[1 - fifo_dir], fifo_link,
+          r->data, r->length, call.now);
+      if (derror != DONAR_OK)
+        g_error ("simulated link %d rejected a record: %s", fifo_link,
+            donar_error_to_string (derror));
+      sim_fifo_pop (&call.fifo[fifo_dir][fifo_link]);
+    } else if (t_link <= t_timer && t_link <= t_frame) {
+      if (t_link > end)
+        break;
+      call.now = MAX (call.now, t_link);
+      if (call.up[event_link]) {
+        result->link_failures++;
+        set_link (&call, event_link, FALSE);
+        call.ready_at[event_link] = donar_net_model_reopen (call.net,
+            event_link, call.now);
+      } else {
+        set_link (&call, event_link, TRUE);
+      }
+    } else if (t_timer <= t_frame) {
+      if (t_timer > end)
+        break;
+      call.now = t_timer;
+      donar_session_handle_expiry (call.session[timer_side], call.now);
+    } else {
+      if (t_frame > end)
+        break;
+      call.now = t_frame;
+      for (guint side = 0; side < 2; side++) {
+        if (settings->oracle) {
+          oracle_send (&call, side, next_frame);
+          continue;
+        }
+        make_frame (frame, settings->frame_bytes, next_frame);
+        /* No link up: the frame waits in the history for a copy. */
+        donar_session_send_frame (call.session[side], frame,
+            settings->frame_bytes, call.now);
+      }
+      next_frame++;
+    }
+  }
+  call_clear (&call);
+  return TRUE;
+}
+
+
+void
+sim_call_result_clear (SimCallResult * result)
+{
+  g_free (result->latency_us[0]);
+  g_free (result->latency_us[1]);
+  result->latency_us[0] = result->latency_us[1] = NULL;
+}

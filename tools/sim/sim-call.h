@@ -1,0 +1,51 @@
+/* One simulated call: both endpoints of lib/core, unchanged, over the Tor
+ * link model, in virtual time. */
+#ifndef SIM_CALL_H
+#define SIM_CALL_H
+
+#include "donar.h"
+#include "donar-netmodel.h"
+
+G_BEGIN_DECLS
+
+#define SIM_LOST G_MAXINT32
+
+typedef struct
+{
+  gboolean oracle;
+  DonarPolicy policy;           /* or, for the oracle, the policy it bounds */
+  guint oracle_sends;
+  DonarSecurity security;
+  DonarConfig config;           /* n_links etc.; seed set per call */
+  gsize frame_bytes;
+  gint64 duration_us;
+  guint64 seed;
+  const char *trace_dir;
+  /* A frame later than this is missing for the listener. */
+  gint64 deadline_us;
+} SimSettings;
+
+typedef struct
+{
+  guint n_frames;               /* per direction */
+  /* One-way latency (µs) of each frame, by direction (0: caller to
+   * callee); SIM_LOST when it never came. */
+  gint32 *latency_us[2];
+  guint64 bytes_sent;           /* records on the wire, both directions */
+  guint64 messages_sent;
+  guint64 link_failures;
+} SimCallResult;
+
+/* The seed of call `index` of a run: calls of one run differ, runs with
+ * the same seed repeat. */
+guint64 sim_call_seed (guint64 run_seed, guint index);
+
+/* Runs call `index`: both sessions of lib/core, or the oracle when
+ * settings->oracle. */
+gboolean sim_run_call (const SimSettings * settings, guint index,
+    SimCallResult * result, GError ** error);
+void sim_call_result_clear (SimCallResult * result);
+
+G_END_DECLS
+
+#endif /* SIM_CALL_H */

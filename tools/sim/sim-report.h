@@ -1,0 +1,50 @@
+/* The measures of seed 000, Table 1, over the calls of a run. */
+#ifndef SIM_REPORT_H
+#define SIM_REPORT_H
+
+#include "sim-call.h"
+
+G_BEGIN_DECLS
+
+/* Latencies in 1 ms bins up to a minute; later ones in the last bin. */
+#define SIM_HISTOGRAM_BINS 60000
+/* A call is dropped after this many consecutive missing frames (1 s). */
+#define SIM_DROP_FRAMES 25
+
+typedef struct
+{
+  guint64 frames;               /* both directions */
+  guint64 lost;
+  guint64 late;                 /* delivered after the deadline */
+  gboolean successful;
+  gboolean dropped;
+  gint64 p99_us;                /* -1: beyond every delivered frame (lost) */
+  guint64 bytes_sent;
+  guint64 messages_sent;
+  guint64 link_failures;
+  guint32 *histogram;           /* SIM_HISTOGRAM_BINS, delivered frames */
+} SimCallSummary;
+
+void sim_summarize_call (const SimCallResult * result, gint64 deadline_us,
+    SimCallSummary * summary);
+void sim_call_summary_clear (SimCallSummary * summary);
+
+typedef struct
+{
+  const char *policy;
+  const char *security;
+  guint oracle_sends;
+  guint calls;
+  gdouble duration_s;
+  guint64 seed;
+  gdouble cpu_s;
+} SimRunInfo;
+
+/* One JSON object (the format of `donar-sim --json`) or a short text
+ * report, from the summaries of every call of the run, in call order. */
+GString *sim_report (const SimRunInfo * info, const SimCallSummary * calls,
+    gboolean json);
+
+G_END_DECLS
+
+#endif /* SIM_REPORT_H */
