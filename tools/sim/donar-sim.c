@@ -76,7 +76,7 @@ main (int argc, char **argv)
   gboolean json = FALSE;
   GOptionEntry entries[] = {
     {"policy", 0, 0, G_OPTION_ARG_STRING, &policy,
-        "simple, torfone, alternate, double-send or oracle (double-send)",
+          "simple, torfone, alternate, double-send or oracle (double-send)",
         "P"},
     {"security", 0, 0, G_OPTION_ARG_STRING, &security,
         "default, 2hop or 1way (default)", "S"},
@@ -160,8 +160,8 @@ main (int argc, char **argv)
   s->config.n_1st = n1st >= 0 ? (guint) n1st : MIN (3, s->config.n_links);
   s->config.n_2nd = n2nd >= 0 ? (guint) n2nd :
       MIN (3, s->config.n_links - s->config.n_1st);
-  s->config.window_us = (gint64) window_ms * 1000;
-  s->config.frame_period_us = (gint64) frame_ms * 1000;
+  s->config.window_us = (gint64) window_ms *1000;
+  s->config.frame_period_us = (gint64) frame_ms *1000;
   s->config.redundancy = redundancy;
   if (donar_config_validate (&s->config) != DONAR_OK) {
     fail ("these settings are not valid: check --links, --n1st, --n2nd "
@@ -179,11 +179,11 @@ main (int argc, char **argv)
   s->duration_us = (gint64) (duration * G_USEC_PER_SEC);
   s->seed = seed;
   s->trace_dir = trace;
-  s->deadline_us = (gint64) deadline_ms * 1000;
+  s->deadline_us = (gint64) deadline_ms *1000;
 
   run.calls = calls;
   run.summaries = g_new0 (SimCallSummary, calls);
-  run.progress = isatty (2) && (gdouble) calls * duration > 3600;
+  run.progress = isatty (2) && (gdouble) calls *duration > 3600;
   g_mutex_init (&run.lock);
   if (jobs == 0)
     jobs = g_get_num_processors ();
@@ -198,7 +198,8 @@ main (int argc, char **argv)
     return 1;
   }
 
-  info.policy = s->oracle ? "oracle" : donar_policy_to_string (s->config.policy);
+  info.policy =
+      s->oracle ? "oracle" : donar_policy_to_string (s->config.policy);
   info.security = donar_security_to_string (s->security);
   info.oracle_sends = s->oracle ? oracle_sends : 0;
   info.calls = calls;

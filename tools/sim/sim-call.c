@@ -69,8 +69,7 @@ on_send (gpointer user_data, guint link, const guint8 * record, gsize length)
   call->result->bytes_sent += length;
   call->result->messages_sent++;
   if (arrival >= 0)
-    sim_fifo_push (&call->fifo[endpoint->side][link], arrival, record,
-        length);
+    sim_fifo_push (&call->fifo[endpoint->side][link], arrival, record, length);
 }
 
 static void

@@ -4,9 +4,9 @@
 #include <math.h>
 #include <string.h>
 
-/* The smallest latency (ms, upper edge of its bin) that `fraction` of `total`
- * frames do not exceed; -1 when the frames the histogram holds are fewer
- * (the rest were lost). */
+/* The smallest whole number of ms that `fraction` of `total` frames do not
+ * exceed (bin b holds the latencies in (b - 1, b] ms); -1 when the frames
+ * the histogram holds are fewer (the rest were lost). */
 static gint64
 histogram_percentile_us (const guint32 * histogram, guint64 total,
     gdouble fraction)
@@ -18,7 +18,7 @@ histogram_percentile_us (const guint32 * histogram, guint64 total,
   for (guint bin = 0; bin < SIM_HISTOGRAM_BINS; bin++) {
     seen += histogram[bin];
     if (seen >= wanted)
-      return (gint64) (bin + 1) * 1000;
+      return (gint64) bin *1000;
   }
   return -1;
 }
@@ -45,7 +45,8 @@ sim_summarize_call (const SimCallResult * result, gint64 deadline_us,
       if (latency == SIM_LOST) {
         summary->lost++;
       } else {
-        guint bin = MIN (MAX (latency, 0) / 1000, SIM_HISTOGRAM_BINS - 1);
+        guint bin = MIN ((MAX (latency, 0) + 999) / 1000,
+            SIM_HISTOGRAM_BINS - 1);
 
         summary->histogram[bin]++;
         if (latency <= deadline_us)

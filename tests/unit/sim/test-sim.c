@@ -1,0 +1,254 @@
+/* donar-sim's call engine: hand-computed calls over traced links, the
+ * whole core at work against slow links, determinism. */
+#include "sim-report.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+#define MS 1000
+
+static gchar *
+write_traces (const gint * delays_ms, guint n_links)
+{
+  GError *error = NULL;
+  gchar *dir = g_dir_make_tmp ("donar-sim-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  for (guint link = 0; link < n_links; link++) {
+    gchar *name = g_strdup_printf ("%s/link%u.csv", dir, link);
+    gchar *row = g_strdup_printf ("0,%d\n", delays_ms[link]);
+
+    g_file_set_contents (name, row, -1, &error);
+    g_assert_no_error (error);
+    g_free (name);
+    g_free (row);
+  }
+  return dir;
+}
+
+static void
+remove_traces (gchar * dir, guint n_links)
+{
+  for (guint link = 0; link < n_links; link++) {
+    gchar *name = g_strdup_printf ("%s/link%u.csv", dir, link);
+
+    g_unlink (name);
+    g_free (name);
+  }
+  g_rmdir (dir);
+  g_free (dir);
+}
+
+static void
+settings_init (SimSettings * s, DonarPolicy policy, gdouble seconds)
+{
+  memset (s, 0, sizeof *s);
+  donar_config_init (&s->config);
+  s->config.policy = policy;
+  if (policy == DONAR_POLICY_SIMPLE) {
+    s->config.n_links = 1;
+    s->config.n_1st = 1;
+    s->config.n_2nd = 0;
+  }
+  s->security = DONAR_SECURITY_DEFAULT;
+  s->frame_bytes = 172;
+  s->duration_us = seconds * G_USEC_PER_SEC;
+  s->seed = 1;
+  s->deadline_us = 360 * MS;
+}
+
+/* Every link 100 ms, no spike: each frame of each policy takes exactly
+ * 100 ms, and the bytes on the wire are the message sizes of
+ * docs/protocol.md: 74 + 2 * 172 (ALTERNATE), 86 + 2 * 172 twice a frame
+ * (DOUBLE-SEND), 2 + 14 + 2 + 2 + 3 + 16 + 172 = 211 (SIMPLE, one link, no
+ * copy: it could only go on the link of the first). */
+static void
+test_constant_links (void)
+{
+  static const gint delays[12] = { 100, 100, 100, 100, 100, 100,
+    100, 100, 100, 100, 100, 100
+  };
+  static const struct
+  {
+    DonarPolicy policy;
+    guint64 bytes_per_frame;
+    guint messages_per_frame;
+  } cases[] = {
+    {DONAR_POLICY_ALTERNATE, 418, 1},
+    {DONAR_POLICY_DOUBLE_SEND, 2 * 430, 2},
+    {DONAR_POLICY_SIMPLE, 211, 1},
+  };
+  gchar *dir = write_traces (delays, 12);
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    SimSettings s;
+    SimCallResult r;
+    GError *error = NULL;
+    guint64 startup;
+
+    settings_init (&s, cases[c].policy, 20);
+    s.trace_dir = dir;
+    g_assert_true (sim_run_call (&s, 0, &r, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (r.n_frames, ==, 500);
+    for (guint d = 0; d < 2; d++)
+      for (guint f = 0; f < r.n_frames; f++)
+        g_assert_cmpint (r.latency_us[d][f], ==, 100 * MS);
+    /* The first frame of each side has no predecessor to carry (175 bytes
+     * less), and frames 0 to 4 list 1 to 5 recent frames, not 6: 15
+     * entries of 2 bytes less for each link a frame takes. */
+    startup = cases[c].policy == DONAR_POLICY_SIMPLE ? 0 :
+        (175 + 15 * 2 * cases[c].messages_per_frame) *
+        cases[c].messages_per_frame;
+    /* At a window a link may change groups and take two frames in a row;
+     * the second then goes without its predecessor (never on the link of
+     * the first copy): at most one such frame a window and direction. */
+    g_assert_cmpuint (r.bytes_sent, <=, 2 * (500 * cases[c].bytes_per_frame -
+            startup));
+    g_assert_cmpuint (r.bytes_sent, >=, 2 * (500 * cases[c].bytes_per_frame -
+            startup - (cases[c].policy == DONAR_POLICY_SIMPLE ? 0 : 10 * 175)));
+    g_assert_cmpuint (r.messages_sent, ==, 2 * 500 *
+        cases[c].messages_per_frame);
+    sim_call_result_clear (&r);
+  }
+  remove_traces (dir, 12);
+}
+
+/* Links 0 to 8 take a second, 9 to 11 take 100 ms.  The groups start at
+ * random, so slow links carry frames at first; the monitor must find them
+ * out within a few windows and put the three fast ones in L1ST.  From then
+ * on, ALTERNATE delivers every frame in 100 ms (L1ST), or in 140 ms (a frame
+ * on a slow L2ND link, whose copy came with the next frame on L1ST);
+ * DOUBLE-SEND always has a fast L1ST copy: 100 ms. */
+static void
+test_slow_links_are_found_out (void)
+{
+  static const gint delays[12] = { 1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 100, 100, 100
+  };
+  gchar *dir = write_traces (delays, 12);
+
+  for (DonarPolicy policy = DONAR_POLICY_ALTERNATE;
+      policy <= DONAR_POLICY_DOUBLE_SEND; policy++) {
+    SimSettings s;
+    SimCallResult r;
+    GError *error = NULL;
+    guint rescued = 0, slow_at_start = 0;
+
+    settings_init (&s, policy, 120);
+    s.trace_dir = dir;
+    g_assert_true (sim_run_call (&s, 0, &r, &error));
+    for (guint d = 0; d < 2; d++)
+      for (guint f = 0; f < r.n_frames; f++) {
+        gint32 latency = r.latency_us[d][f];
+
+        /* 10 s: five windows. */
+        if (f < 250) {
+          slow_at_start += latency > 140 * MS;
+          continue;
+        }
+        if (policy == DONAR_POLICY_DOUBLE_SEND) {
+          g_assert_cmpint (latency, ==, 100 * MS);
+        } else {
+          /* The last frame has no successor to carry its copy. */
+          if (f < r.n_frames - 1)
+            g_assert_true (latency == 100 * MS || latency == 140 * MS);
+          rescued += latency == 140 * MS;
+        }
+      }
+    /* The random start did put slow links to use. */
+    g_assert_cmpuint (slow_at_start, >, 0);
+    if (policy == DONAR_POLICY_ALTERNATE)
+      g_assert_cmpuint (rescued, >, 0);
+    sim_call_result_clear (&r);
+  }
+  remove_traces (dir, 12);
+}
+
+static void
+assert_same_call (const SimCallResult * a, const SimCallResult * b,
+    gboolean same)
+{
+  gboolean equal = a->n_frames == b->n_frames &&
+      a->bytes_sent == b->bytes_sent &&
+      memcmp (a->latency_us[0], b->latency_us[0],
+      a->n_frames * sizeof (gint32)) == 0 &&
+      memcmp (a->latency_us[1], b->latency_us[1],
+      a->n_frames * sizeof (gint32)) == 0;
+
+  g_assert_true (equal == same);
+}
+
+static void
+test_determinism (void)
+{
+  SimSettings s;
+  SimCallResult a, b, c;
+  GError *error = NULL;
+
+  settings_init (&s, DONAR_POLICY_DOUBLE_SEND, 120);
+  g_assert_true (sim_run_call (&s, 3, &a, &error));
+  g_assert_true (sim_run_call (&s, 3, &b, &error));
+  g_assert_true (sim_run_call (&s, 4, &c, &error));
+  assert_same_call (&a, &b, TRUE);
+  assert_same_call (&a, &c, FALSE);
+  sim_call_result_clear (&a);
+  sim_call_result_clear (&b);
+  sim_call_result_clear (&c);
+}
+
+/* A call's verdicts from latencies set by hand. */
+static void
+test_summary (void)
+{
+  SimCallResult r = { 0 };
+  SimCallSummary s;
+
+  r.n_frames = 1000;
+  for (guint d = 0; d < 2; d++) {
+    r.latency_us[d] = g_new (gint32, 1000);
+    for (guint f = 0; f < 1000; f++)
+      r.latency_us[d][f] = 150 * MS;
+  }
+  /* 10 late frames of 1000 in one direction: 99 % in time, successful. */
+  for (guint f = 0; f < 10; f++)
+    r.latency_us[0][f * 50] = 400 * MS;
+  sim_summarize_call (&r, 360 * MS, &s);
+  g_assert_true (s.successful);
+  g_assert_false (s.dropped);
+  g_assert_cmpint (s.p99_us, ==, 150 * MS);
+  sim_call_summary_clear (&s);
+
+  /* One more: 98.9 %, not successful. */
+  r.latency_us[0][1] = SIM_LOST;
+  sim_summarize_call (&r, 360 * MS, &s);
+  g_assert_false (s.successful);
+  g_assert_cmpuint (s.lost, ==, 1);
+  sim_call_summary_clear (&s);
+
+  /* 24 missing in a row is a gap, 25 a dropped call. */
+  for (guint f = 0; f < 1000; f++)
+    r.latency_us[0][f] = 150 * MS;
+  for (guint f = 100; f < 124; f++)
+    r.latency_us[1][f] = SIM_LOST;
+  sim_summarize_call (&r, 360 * MS, &s);
+  g_assert_false (s.dropped);
+  sim_call_summary_clear (&s);
+  r.latency_us[1][124] = 2000 * MS;
+  sim_summarize_call (&r, 360 * MS, &s);
+  g_assert_true (s.dropped);
+  sim_call_summary_clear (&s);
+  sim_call_result_clear (&r);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/sim/constant-links", test_constant_links);
+  g_test_add_func ("/sim/slow-links-are-found-out",
+      test_slow_links_are_found_out);
+  g_test_add_func ("/sim/determinism", test_determinism);
+  g_test_add_func ("/sim/summary", test_summary);
+  return g_test_run ();
+}
