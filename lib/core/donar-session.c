@@ -77,8 +77,9 @@ donar_session_free (DonarSession * session)
   if (session == NULL)
     return;
   g_rand_free (session->rand);
-  /* The buffers held audio and the keys guard the call. */
-  memset (session, 0, sizeof *session);
+  /* The buffers held audio and the keys guard the call; a plain memset
+   * before free may be optimized away. */
+  explicit_bzero (session, sizeof *session);
   g_free (session);
 }
 
