@@ -100,6 +100,8 @@ donar_error_to_string (DonarError error)
       return "zero-length frame";
     case DONAR_ERROR_BAD_AUTHENTICATOR:
       return "bad authenticator: not a link of this call";
+    case DONAR_ERROR_NOT_AUTHENTICATED:
+      return "data on a link before its HELLO";
     case DONAR_ERROR_BAD_LINK:
       return "link id out of range or not the link it arrived on";
     case DONAR_ERROR_FRAME_TOO_LARGE:
@@ -107,7 +109,7 @@ donar_error_to_string (DonarError error)
     case DONAR_ERROR_NO_LINK:
       return "no link is up";
     case DONAR_ERROR_STALE:
-      return "message from the peer's previous session";
+      return "link of the peer's previous session";
     case DONAR_ERROR_STREAM_BROKEN:
       return "link stream broken by an earlier error";
   }

@@ -130,6 +130,8 @@ donar_monitor_close_window (DonarMonitor * monitor,
       frame->valid = FALSE;
       continue;
     }
+    if (frame->arrived == (1 << frame->n_links) - 1)
+      continue;
     /* A copy still on its way once later frames are in is the slow link's
      * doing: it is charged every window until it arrives. */
     newer = donar_receiver_count_newer (receiver, frame->seq);

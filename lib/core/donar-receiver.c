@@ -79,6 +79,7 @@ donar_receiver_count_newer (const DonarReceiver * receiver, guint32 seq)
 {
   gint32 behind;
   guint count = 0;
+  guint32 s;
 
   if (!receiver->started)
     return 0;
@@ -86,7 +87,21 @@ donar_receiver_count_newer (const DonarReceiver * receiver, guint32 seq)
   if (behind <= 0)
     return 0;
   behind = MIN (behind, DONAR_RECEIVER_WINDOW - 1);
-  for (guint32 s = receiver->highest; behind > 0; s--, behind--)
-    count += bit_get (receiver, s);
+  /* The numbers seq + 1 .. highest, a bit at a time up to a word boundary,
+   * then a word at a time. */
+  s = receiver->highest - behind + 1;
+  while (behind > 0) {
+    guint bit = SLOT (s) % 32;
+
+    if (bit == 0 && behind >= 32) {
+      count += __builtin_popcount (receiver->delivered[SLOT (s) / 32]);
+      s += 32;
+      behind -= 32;
+    } else {
+      count += bit_get (receiver, s);
+      s++;
+      behind--;
+    }
+  }
   return count;
 }

@@ -57,6 +57,8 @@ struct _DonarSession
   DonarReceiver receiver;
   DonarMonitor monitor;
   DonarFramer framers[DONAR_MAX_LINKS];
+  gboolean authenticated[DONAR_MAX_LINKS];
+  guint32 link_epoch[DONAR_MAX_LINKS];
 
   gint64 next_window;
   gint32 scores[DONAR_MAX_LINKS];

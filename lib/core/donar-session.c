@@ -127,7 +127,6 @@ build_message (DonarSession * session, const DonarSentFrame * current,
   gsize size;
 
   message->link = link;
-  message->epoch = session->epoch;
   message->seq = current->seq;
 
   message->n_scores = config->n_links;
@@ -211,7 +210,7 @@ donar_session_send_frame (DonarSession * session, const guint8 * frame,
     gsize size;
 
     build_message (session, current, links[i], now, &message);
-    size = donar_wire_encode (&message, &session->send_key, session->record,
+    size = donar_wire_encode_data (&message, session->record,
         sizeof session->record);
     g_assert (size > 0);
     donar_groups_mark_used (&session->groups, links[i], now);
@@ -225,7 +224,8 @@ donar_session_send_frame (DonarSession * session, const guint8 * frame,
   return DONAR_OK;
 }
 
-/* A new epoch is the peer's new session: its numbers start over. */
+/* A new epoch is the peer's new session: its numbers start over.  The
+ * epoch before it is refused, so a late link of a dead session is closed. */
 static DonarError
 check_epoch (DonarSession * session, guint32 epoch)
 {
@@ -246,14 +246,38 @@ check_epoch (DonarSession * session, guint32 epoch)
 }
 
 static DonarError
-handle_message (DonarSession * session, guint link, const guint8 * data,
+handle_hello (DonarSession * session, guint link, const guint8 * data,
+    gsize length)
+{
+  DonarWireHello hello;
+  DonarError error;
+
+  error = donar_wire_decode_hello (data, length, &session->receive_key, &hello);
+  if (error != DONAR_OK)
+    return error;
+  if (hello.link != link)
+    return DONAR_ERROR_BAD_LINK;
+  error = check_epoch (session, hello.epoch);
+  if (error != DONAR_OK)
+    return error;
+  session->authenticated[link] = TRUE;
+  session->link_epoch[link] = hello.epoch;
+  return DONAR_OK;
+}
+
+static DonarError
+handle_data (DonarSession * session, guint link, const guint8 * data,
     gsize length, gint64 now)
 {
   DonarWireMessage message;
   DonarError error;
   guint out_of_order;
 
-  error = donar_wire_decode (data, length, &session->receive_key, &message);
+  if (!session->authenticated[link])
+    return DONAR_ERROR_NOT_AUTHENTICATED;
+  if (session->link_epoch[link] != session->peer_epoch)
+    return DONAR_ERROR_STALE;
+  error = donar_wire_decode_data (data, length, &message);
   if (error != DONAR_OK)
     return error;
   if (message.link != link)
@@ -261,9 +285,6 @@ handle_message (DonarSession * session, guint link, const guint8 * data,
   for (guint i = 0; i < message.n_recent; i++)
     if (message.recent[i].link >= session->config.n_links)
       return DONAR_ERROR_BAD_LINK;
-  error = check_epoch (session, message.epoch);
-  if (error != DONAR_OK)
-    return error;
 
   session->links[link].messages_received++;
   session->links[link].bytes_received += DONAR_WIRE_PREFIX + length;
@@ -296,6 +317,20 @@ handle_message (DonarSession * session, guint link, const guint8 * data,
   return DONAR_OK;
 }
 
+static DonarError
+handle_message (DonarSession * session, guint link, const guint8 * data,
+    gsize length, gint64 now)
+{
+  guint8 type;
+  DonarError error = donar_wire_peek_type (data, length, &type);
+
+  if (error != DONAR_OK)
+    return error;
+  if (type == DONAR_WIRE_TYPE_HELLO)
+    return handle_hello (session, link, data, length);
+  return handle_data (session, link, data, length, now);
+}
+
 DonarError
 donar_session_receive (DonarSession * session, guint link,
     const guint8 * data, gsize length, gint64 now)
@@ -313,8 +348,6 @@ donar_session_receive (DonarSession * session, guint link,
       return DONAR_OK;
     if (error == DONAR_OK)
       error = handle_message (session, link, message, message_length, now);
-    if (error == DONAR_ERROR_STALE)
-      continue;
     if (error != DONAR_OK) {
       session->links[link].rejected++;
       session->stats.messages_rejected++;
@@ -323,13 +356,40 @@ donar_session_receive (DonarSession * session, guint link,
   }
 }
 
+DonarError
+donar_session_identify_link (const DonarSession * session,
+    const guint8 * message, gsize length, guint * link)
+{
+  DonarWireHello hello;
+  DonarError error = donar_wire_decode_hello (message, length,
+      &session->receive_key, &hello);
+
+  if (error != DONAR_OK)
+    return error;
+  if (hello.link >= session->config.n_links)
+    return DONAR_ERROR_BAD_LINK;
+  *link = hello.link;
+  return DONAR_OK;
+}
+
 void
 donar_session_link_up (DonarSession * session, guint link, gint64 now)
 {
   if (link >= session->config.n_links || session->groups.up[link])
     return;
+  DonarWireHello hello = { link, session->epoch };
+  gsize size;
+
   donar_framer_reset (&session->framers[link]);
+  session->authenticated[link] = FALSE;
   donar_groups_link_up (&session->groups, link);
+
+  size = donar_wire_encode_hello (&hello, &session->send_key,
+      session->record, sizeof session->record);
+  session->links[link].messages_sent++;
+  session->links[link].bytes_sent += size;
+  session->stats.bytes_sent += size;
+  session->callbacks.send (session->user_data, link, session->record, size);
 }
 
 void
@@ -338,6 +398,7 @@ donar_session_link_down (DonarSession * session, guint link, gint64 now)
   if (link >= session->config.n_links || !session->groups.up[link])
     return;
   session->links[link].failures++;
+  session->authenticated[link] = FALSE;
   donar_framer_reset (&session->framers[link]);
   donar_monitor_forget_link (&session->monitor, link);
   session->scores[link] = DONAR_SCORE_UNKNOWN;
@@ -385,6 +446,7 @@ donar_session_get_link_stats (const DonarSession * session, guint link,
     return FALSE;
   counters = &session->links[link];
   stats->up = session->groups.up[link];
+  stats->authenticated = session->authenticated[link];
   stats->group = session->groups.group[link];
   stats->local_score = session->monitor.local[link];
   stats->remote_score = session->monitor.remote[link];

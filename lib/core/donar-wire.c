@@ -1,5 +1,5 @@
-/* The DONAR message format, version 1.  docs/protocol.md is its reference;
- * keep the two in step. */
+/* The DONAR message format, version 1: HELLO and DATA.  docs/protocol.md is
+ * its reference; keep the two in step. */
 #include "donar-wire.h"
 
 #include <string.h>
@@ -81,9 +81,8 @@ donar_wire_key_derive (const guint8 * secret, gsize secret_length,
 gsize
 donar_wire_overhead (guint n_scores, guint n_recent, guint n_frames)
 {
-  return DONAR_WIRE_PREFIX + DONAR_WIRE_HEADER + 2 * n_scores +
-      DONAR_WIRE_RECENT_ENTRY * n_recent +
-      DONAR_WIRE_FRAME_HEADER * n_frames + DONAR_WIRE_TAG;
+  return DONAR_WIRE_PREFIX + DONAR_WIRE_DATA_HEADER + 2 * n_scores +
+      DONAR_WIRE_RECENT_ENTRY * n_recent + DONAR_WIRE_FRAME_HEADER * n_frames;
 }
 
 gsize
@@ -116,8 +115,8 @@ message_within_limits (const DonarWireMessage * message)
 }
 
 gsize
-donar_wire_encode (const DonarWireMessage * message,
-    const DonarWireKey * key, guint8 * out, gsize capacity)
+donar_wire_encode_data (const DonarWireMessage * message, guint8 * out,
+    gsize capacity)
 {
   gsize size = donar_wire_record_size (message);
   guint8 *p;
@@ -132,11 +131,10 @@ donar_wire_encode (const DonarWireMessage * message,
   p[1] = DONAR_WIRE_TYPE_DATA;
   p[2] = message->link;
   p[3] = message->n_scores;
-  put_u32 (p + 4, message->epoch);
-  put_u32 (p + 8, message->seq);
-  p[12] = message->n_recent;
-  p[13] = message->n_frames;
-  p += DONAR_WIRE_HEADER;
+  put_u32 (p + 4, message->seq);
+  p[8] = message->n_recent;
+  p[9] = message->n_frames;
+  p += DONAR_WIRE_DATA_HEADER;
 
   for (guint i = 0; i < message->n_scores; i++, p += 2)
     put_u16 (p, message->scores[i]);
@@ -152,48 +150,94 @@ donar_wire_encode (const DonarWireMessage * message,
     memcpy (p + DONAR_WIRE_FRAME_HEADER, frame->data, frame->length);
     p += DONAR_WIRE_FRAME_HEADER + frame->length;
   }
-  compute_tag (key, out + DONAR_WIRE_PREFIX, p - (out + DONAR_WIRE_PREFIX), p);
   return size;
 }
 
-DonarError
-donar_wire_decode (const guint8 * data, gsize length,
-    const DonarWireKey * key, DonarWireMessage * message)
+gsize
+donar_wire_encode_hello (const DonarWireHello * hello,
+    const DonarWireKey * key, guint8 * out, gsize capacity)
 {
-  guint8 expected[DONAR_WIRE_TAG];
-  const guint8 *p, *end;
+  guint8 *p = out + DONAR_WIRE_PREFIX;
 
+  if (capacity < DONAR_WIRE_PREFIX + DONAR_WIRE_HELLO)
+    return 0;
+  put_u16 (out, DONAR_WIRE_HELLO);
+  p[0] = DONAR_WIRE_VERSION;
+  p[1] = DONAR_WIRE_TYPE_HELLO;
+  p[2] = hello->link;
+  put_u32 (p + 3, hello->epoch);
+  compute_tag (key, p, DONAR_WIRE_HELLO_FIELDS, p + DONAR_WIRE_HELLO_FIELDS);
+  return DONAR_WIRE_PREFIX + DONAR_WIRE_HELLO;
+}
+
+DonarError
+donar_wire_peek_type (const guint8 * data, gsize length, guint8 * type)
+{
   if (length > DONAR_WIRE_MAX_MESSAGE)
     return DONAR_ERROR_OVERSIZE;
   if (length < 1)
     return DONAR_ERROR_TRUNCATED;
-  /* The version comes first so that a later version may change the rest,
-   * the authenticator included. */
+  /* The version comes first so that a later version may change all the
+   * rest. */
   if (data[0] != DONAR_WIRE_VERSION)
     return DONAR_ERROR_UNKNOWN_VERSION;
-  if (length < DONAR_WIRE_MIN_MESSAGE)
+  if (length < 2)
+    return DONAR_ERROR_TRUNCATED;
+  if (data[1] != DONAR_WIRE_TYPE_DATA && data[1] != DONAR_WIRE_TYPE_HELLO)
+    return DONAR_ERROR_UNKNOWN_TYPE;
+  *type = data[1];
+  return DONAR_OK;
+}
+
+DonarError
+donar_wire_decode_hello (const guint8 * data, gsize length,
+    const DonarWireKey * key, DonarWireHello * hello)
+{
+  guint8 type, expected[DONAR_WIRE_TAG];
+  DonarError error = donar_wire_peek_type (data, length, &type);
+
+  if (error != DONAR_OK)
+    return error;
+  if (type != DONAR_WIRE_TYPE_HELLO)
+    return DONAR_ERROR_UNKNOWN_TYPE;
+  if (length < DONAR_WIRE_HELLO)
+    return DONAR_ERROR_TRUNCATED;
+  if (length > DONAR_WIRE_HELLO)
+    return DONAR_ERROR_BAD_LENGTH;
+  compute_tag (key, data, DONAR_WIRE_HELLO_FIELDS, expected);
+  if (!tags_equal (expected, data + DONAR_WIRE_HELLO_FIELDS))
+    return DONAR_ERROR_BAD_AUTHENTICATOR;
+  hello->link = data[2];
+  hello->epoch = get_u32 (data + 3);
+  return DONAR_OK;
+}
+
+DonarError
+donar_wire_decode_data (const guint8 * data, gsize length,
+    DonarWireMessage * message)
+{
+  const guint8 *p, *end = data + length;
+  guint8 type;
+  DonarError error = donar_wire_peek_type (data, length, &type);
+
+  if (error != DONAR_OK)
+    return error;
+  if (type != DONAR_WIRE_TYPE_DATA)
+    return DONAR_ERROR_UNKNOWN_TYPE;
+  if (length < DONAR_WIRE_MIN_DATA)
     return DONAR_ERROR_TRUNCATED;
 
-  /* Nothing unauthenticated is interpreted beyond the version. */
-  end = data + length - DONAR_WIRE_TAG;
-  compute_tag (key, data, end - data, expected);
-  if (!tags_equal (expected, end))
-    return DONAR_ERROR_BAD_AUTHENTICATOR;
-
-  if (data[1] != DONAR_WIRE_TYPE_DATA)
-    return DONAR_ERROR_UNKNOWN_TYPE;
   message->link = data[2];
   message->n_scores = data[3];
-  message->epoch = get_u32 (data + 4);
-  message->seq = get_u32 (data + 8);
-  message->n_recent = data[12];
-  message->n_frames = data[13];
+  message->seq = get_u32 (data + 4);
+  message->n_recent = data[8];
+  message->n_frames = data[9];
   if (message->n_scores > DONAR_MAX_LINKS ||
       message->n_recent > DONAR_WIRE_MAX_RECENT ||
       message->n_frames < 1 || message->n_frames > DONAR_WIRE_MAX_FRAMES)
     return DONAR_ERROR_BAD_LENGTH;
 
-  p = data + DONAR_WIRE_HEADER;
+  p = data + DONAR_WIRE_DATA_HEADER;
   if ((gsize) (end - p) < 2 * message->n_scores +
       DONAR_WIRE_RECENT_ENTRY * message->n_recent)
     return DONAR_ERROR_BAD_LENGTH;

@@ -1,4 +1,9 @@
-/* The DONAR message format, version 1 (docs/protocol.md, byte by byte). */
+/* The DONAR message format, version 1 (docs/protocol.md, byte by byte).
+ *
+ * Two messages: HELLO opens each direction of each link and proves, with an
+ * HMAC keyed from the call secret, that the link belongs to the call; DATA
+ * carries frames and monitoring.  Tor protects the integrity of a stream
+ * end to end, so once its HELLO is checked nobody else can write into it. */
 #ifndef DONAR_WIRE_H
 #define DONAR_WIRE_H
 
@@ -8,9 +13,12 @@ G_BEGIN_DECLS
 
 #define DONAR_WIRE_VERSION 1
 #define DONAR_WIRE_TYPE_DATA 1
+#define DONAR_WIRE_TYPE_HELLO 2
 #define DONAR_WIRE_PREFIX 2
-#define DONAR_WIRE_HEADER 14
+#define DONAR_WIRE_DATA_HEADER 10
+#define DONAR_WIRE_HELLO_FIELDS 7
 #define DONAR_WIRE_TAG 16
+#define DONAR_WIRE_HELLO (DONAR_WIRE_HELLO_FIELDS + DONAR_WIRE_TAG)
 #define DONAR_WIRE_KEY 32
 #define DONAR_WIRE_FRAME_HEADER 3
 #define DONAR_WIRE_RECENT_ENTRY 2
@@ -19,8 +27,8 @@ G_BEGIN_DECLS
 #define DONAR_WIRE_SCORE_UNKNOWN 0xffff
 /* The longest message the framer accepts: a record fills one cell. */
 #define DONAR_WIRE_MAX_MESSAGE (DONAR_CELL_PAYLOAD - DONAR_WIRE_PREFIX)
-#define DONAR_WIRE_MIN_MESSAGE \
-  (DONAR_WIRE_HEADER + DONAR_WIRE_FRAME_HEADER + 1 + DONAR_WIRE_TAG)
+#define DONAR_WIRE_MIN_DATA \
+  (DONAR_WIRE_DATA_HEADER + DONAR_WIRE_FRAME_HEADER + 1)
 
 typedef struct
 {
@@ -43,7 +51,6 @@ typedef struct
 typedef struct
 {
   guint8 link;
-  guint32 epoch;
   guint32 seq;
   guint n_scores;
   guint16 scores[DONAR_MAX_LINKS];
@@ -52,6 +59,12 @@ typedef struct
   guint n_frames;
   DonarWireFrame frames[DONAR_WIRE_MAX_FRAMES];
 } DonarWireMessage;
+
+typedef struct
+{
+  guint8 link;
+  guint32 epoch;
+} DonarWireHello;
 
 typedef enum
 {
@@ -65,16 +78,25 @@ void donar_wire_key_derive (const guint8 * secret, gsize secret_length,
 gsize donar_wire_record_size (const DonarWireMessage * message);
 gsize donar_wire_overhead (guint n_scores, guint n_recent, guint n_frames);
 
-/* Writes the whole record (length prefix, message, authenticator) into out;
- * returns its size, or 0 when it would not fit in `capacity` or the message
- * breaks a limit of the format. */
-gsize donar_wire_encode (const DonarWireMessage * message,
+/* Write the whole record (length prefix and message) into out and return
+ * its size, or 0 when it would not fit in `capacity` or the message breaks
+ * a limit of the format. */
+gsize donar_wire_encode_data (const DonarWireMessage * message, guint8 * out,
+    gsize capacity);
+gsize donar_wire_encode_hello (const DonarWireHello * hello,
     const DonarWireKey * key, guint8 * out, gsize capacity);
 
-/* Decodes one message (the bytes after the length prefix).  Frame data
- * points into `data`.  Never reads outside data[0 .. length). */
-DonarError donar_wire_decode (const guint8 * data, gsize length,
-    const DonarWireKey * key, DonarWireMessage * message);
+/* The type of a message (the bytes after the length prefix), once its
+ * version is known. */
+DonarError donar_wire_peek_type (const guint8 * data, gsize length,
+    guint8 * type);
+
+/* Decode one message.  Frame data point into `data`.  Neither reads
+ * outside data[0 .. length). */
+DonarError donar_wire_decode_data (const guint8 * data, gsize length,
+    DonarWireMessage * message);
+DonarError donar_wire_decode_hello (const guint8 * data, gsize length,
+    const DonarWireKey * key, DonarWireHello * hello);
 
 G_END_DECLS
 

@@ -31,6 +31,7 @@ typedef enum
   DONAR_ERROR_MALFORMED,
   DONAR_ERROR_EMPTY_FRAME,
   DONAR_ERROR_BAD_AUTHENTICATOR,
+  DONAR_ERROR_NOT_AUTHENTICATED,
   DONAR_ERROR_BAD_LINK,
   DONAR_ERROR_FRAME_TOO_LARGE,
   DONAR_ERROR_NO_LINK,
@@ -114,6 +115,7 @@ typedef struct
 typedef struct
 {
   gboolean up;
+  gboolean authenticated;       /* the peer's HELLO on it checked */
   DonarGroup group;
   gint32 local_score;           /* centi-frames out of order, -1 unknown */
   gint32 remote_score;
@@ -157,15 +159,25 @@ DonarError donar_session_send_frame (DonarSession * session,
     const guint8 * frame, gsize length, gint64 now);
 gsize donar_session_get_max_frame (const DonarSession * session);
 
-/* Bytes read from the TCP stream of `link`, in any split.  On an error the
- * link must be closed (donar_session_link_down): a stream that lied once
- * cannot be trusted to be in step. */
+/* Bytes read from the TCP stream of `link`, in any split.  The stream must
+ * open with the peer's HELLO.  On an error the link must be closed
+ * (donar_session_link_down): a stream that lied once cannot be trusted to
+ * be in step, and one that did not prove it belongs to the call is not
+ * ours. */
 DonarError donar_session_receive (DonarSession * session, guint link,
     const guint8 * data, gsize length, gint64 now);
 
+/* A link's connection is open: the session sends its HELLO on it at once
+ * (through the send callback) and waits for the peer's. */
 void donar_session_link_up (DonarSession * session, guint link, gint64 now);
 void donar_session_link_down (DonarSession * session, guint link,
     gint64 now);
+
+/* For a callee, whose incoming connections are not numbered: the link a
+ * first message (the bytes after its length prefix) is the HELLO of, if it
+ * is a valid HELLO of this call.  Changes nothing. */
+DonarError donar_session_identify_link (const DonarSession * session,
+    const guint8 * message, gsize length, guint * link);
 
 /* The window timer: call at or after donar_session_get_expiry (). */
 void donar_session_handle_expiry (DonarSession * session, gint64 now);

@@ -7,7 +7,7 @@ set -eu
 lib=$1
 src=$2
 
-allowed='^(donar_|g_hmac_|g_malloc0?$|g_malloc0?_n$|g_free$|g_realloc$|g_rand_new_with_seed|g_rand_set_seed|g_rand_int|g_rand_double|g_rand_free$|g_assertion_message|g_return_if_fail_warning$|g_strcmp0$|g_array_|g_ptr_array_|g_hash_table_|g_queue_|g_direct_|g_int_|mem(cpy|set|move|cmp)$|explicit_bzero$|str(len|cmp|ncmp)$|qsort$|__stack_chk_fail$|__memcpy_chk$|__memset_chk$|__asan_|__ubsan_|__sanitizer_|_GLOBAL_OFFSET_TABLE_$)'
+allowed='^(donar_|g_hmac_|g_malloc0?$|g_malloc0?_n$|g_free$|g_realloc$|g_rand_new_with_seed|g_rand_set_seed|g_rand_int|g_rand_double|g_rand_free$|g_assertion_message|g_return_if_fail_warning$|g_strcmp0$|g_array_|g_ptr_array_|g_hash_table_|g_queue_|g_direct_|g_int_|mem(cpy|set|move|cmp)$|explicit_bzero$|str(len|cmp|ncmp)$|qsort$|__stack_chk_fail$|__memcpy_chk$|__memset_chk$|__asan_|__ubsan_|__sanitizer_|_GLOBAL_OFFSET_TABLE_$|__popcount[sd]i2$)'
 
 status=0
 for symbol in $(nm -u "$lib" | awk '$1 == "U" {print $2}' | sort -u); do

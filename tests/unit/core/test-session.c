@@ -27,6 +27,9 @@ struct _Endpoint
   /* What it sends: withheld per link (a slow link), or passed at once. */
   GPtrArray *held[DONAR_MAX_LINKS];
   gboolean hold[DONAR_MAX_LINKS];
+  /* Sent before the peer's end of the link was open. */
+  GPtrArray *waiting[DONAR_MAX_LINKS];
+  GBytes *hello[DONAR_MAX_LINKS];
   gboolean drop_next[DONAR_MAX_LINKS];
   gint64 now;
   /* Links the first copies of our frames went on, from our own output:
@@ -43,10 +46,23 @@ static void
 check_output (Endpoint * e, guint link, const guint8 * record, gsize length)
 {
   DonarWireMessage m;
+  DonarWireHello hello;
+  guint8 type;
 
   g_assert_cmpuint (length, <=, DONAR_CELL_PAYLOAD);
-  g_assert_cmpint (donar_wire_decode (record + 2, length - 2, &e->key, &m),
-      ==, DONAR_OK);
+  g_assert_cmpint (donar_wire_peek_type (record + 2, length - 2, &type), ==,
+      DONAR_OK);
+  if (type == DONAR_WIRE_TYPE_HELLO) {
+    g_assert_cmpint (donar_wire_decode_hello (record + 2, length - 2,
+            &e->key, &hello), ==, DONAR_OK);
+    g_assert_cmpuint (hello.link, ==, link);
+    if (e->hello[link])
+      g_bytes_unref (e->hello[link]);
+    e->hello[link] = g_bytes_new (record, length);
+    return;
+  }
+  g_assert_cmpint (donar_wire_decode_data (record + 2, length - 2, &m), ==,
+      DONAR_OK);
   g_assert_cmpuint (m.link, ==, link);
   {
     guint mask = GPOINTER_TO_UINT (g_hash_table_lookup (e->first_links,
@@ -82,6 +98,10 @@ on_send (gpointer user_data, guint link, const guint8 * record, gsize length)
     g_ptr_array_add (e->held[link], g_bytes_new (record, length));
     return;
   }
+  if (!e->peer->session->groups.up[link]) {
+    g_ptr_array_add (e->waiting[link], g_bytes_new (record, length));
+    return;
+  }
   g_assert_cmpint (donar_session_receive (e->peer->session, link, record,
           length, e->now), ==, DONAR_OK);
 }
@@ -115,9 +135,12 @@ endpoint_init (Endpoint * e, DonarRole role, const DonarConfig * config)
       DONAR_WIRE_CALLEE_TO_CALLER, &e->key);
   e->delivered = g_array_new (FALSE, FALSE, sizeof (Delivered));
   e->first_links = g_hash_table_new (NULL, NULL);
-  for (guint i = 0; i < DONAR_MAX_LINKS; i++)
+  for (guint i = 0; i < DONAR_MAX_LINKS; i++) {
     e->held[i] = g_ptr_array_new_with_free_func ((GDestroyNotify)
         g_bytes_unref);
+    e->waiting[i] = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        g_bytes_unref);
+  }
 }
 
 static void
@@ -126,10 +149,37 @@ endpoint_clear (Endpoint * e)
   donar_session_free (e->session);
   g_array_free (e->delivered, TRUE);
   g_hash_table_destroy (e->first_links);
-  for (guint i = 0; i < DONAR_MAX_LINKS; i++)
+  for (guint i = 0; i < DONAR_MAX_LINKS; i++) {
     g_ptr_array_free (e->held[i], TRUE);
+    g_ptr_array_free (e->waiting[i], TRUE);
+    if (e->hello[i])
+      g_bytes_unref (e->hello[i]);
+  }
   if (e->last_record)
     g_bytes_unref (e->last_record);
+}
+
+static void
+deliver_all (Endpoint * to, guint link, GPtrArray * records)
+{
+  for (guint i = 0; i < records->len; i++) {
+    gsize length;
+    const guint8 *data = g_bytes_get_data (g_ptr_array_index (records, i),
+        &length);
+
+    g_assert_cmpint (donar_session_receive (to->session, link, data, length,
+            to->now), ==, DONAR_OK);
+  }
+  g_ptr_array_set_size (records, 0);
+}
+
+/* Opens e's end of the link (its HELLO goes out) and hands it what the
+ * peer sent on the link before. */
+static void
+bring_up (Endpoint * e, guint link)
+{
+  donar_session_link_up (e->session, link, e->now);
+  deliver_all (e, link, e->peer->waiting[link]);
 }
 
 static void
@@ -143,23 +193,15 @@ pair_init (Endpoint * caller, Endpoint * callee, const DonarConfig * config)
   caller->peer = callee;
   callee->peer = caller;
   for (guint link = 0; link < config->n_links; link++) {
-    donar_session_link_up (caller->session, link, 0);
-    donar_session_link_up (callee->session, link, 0);
+    bring_up (caller, link);
+    bring_up (callee, link);
   }
 }
 
 static void
 release_held (Endpoint * e, guint link)
 {
-  for (guint i = 0; i < e->held[link]->len; i++) {
-    GBytes *b = g_ptr_array_index (e->held[link], i);
-    gsize length;
-    const guint8 *data = g_bytes_get_data (b, &length);
-
-    g_assert_cmpint (donar_session_receive (e->peer->session, link, data,
-            length, e->now), ==, DONAR_OK);
-  }
-  g_ptr_array_set_size (e->held[link], 0);
+  deliver_all (e->peer, link, e->held[link]);
 }
 
 /* Frame n of an endpoint: 20 bytes naming its sender and number. */
@@ -251,8 +293,8 @@ test_copy_never_on_the_same_link (void)
       donar_session_link_down (caller.session, link, caller.now);
       donar_session_link_down (callee.session, link, callee.now);
       run_call (&caller, &callee, 10, sent);
-      donar_session_link_up (caller.session, link, caller.now);
-      donar_session_link_up (callee.session, link, callee.now);
+      bring_up (&caller, link);
+      bring_up (&callee, link);
     }
     g_assert_cmpuint (caller.violations, ==, 0);
     g_assert_cmpuint (callee.violations, ==, 0);
@@ -334,8 +376,8 @@ test_frame_sizes (void)
   donar_config_init (&config);
   pair_init (&caller, &callee, &config);
   max = donar_session_get_max_frame (caller.session);
-  /* 498 - (2 + 14 + 12 scores * 2 + 6 frames * 2 links * 2 + 3 + 16). */
-  g_assert_cmpuint (max, ==, 498 - (2 + 14 + 24 + 24 + 3 + 16));
+  /* 498 - (2 + 10 + 12 scores * 2 + 6 frames * 2 links * 2 + 3). */
+  g_assert_cmpuint (max, ==, 498 - (2 + 10 + 24 + 24 + 3));
   g_assert_cmpint (donar_session_send_frame (caller.session, frame, max + 1,
           0), ==, DONAR_ERROR_FRAME_TOO_LARGE);
   g_assert_cmpint (donar_session_send_frame (caller.session, frame, 0, 0), ==,
@@ -370,7 +412,8 @@ test_no_link_then_copy (void)
     donar_session_link_down (caller.session, link, 0);
   g_assert_cmpint (donar_session_send_frame (caller.session, frame, 20, 0),
       ==, DONAR_ERROR_NO_LINK);
-  donar_session_link_up (caller.session, 3, 10000);
+  caller.now = 10000;
+  bring_up (&caller, 3);
   frame[0] = 8;
   g_assert_cmpint (donar_session_send_frame (caller.session, frame, 20,
           40000), ==, DONAR_OK);
@@ -384,117 +427,149 @@ test_no_link_then_copy (void)
   endpoint_clear (&callee);
 }
 
+static GBytes *
+record_of (Endpoint * e)
+{
+  return g_bytes_ref (e->last_record);
+}
+
+static DonarError
+feed (Endpoint * to, guint link, GBytes * record)
+{
+  gsize length;
+  const guint8 *data = g_bytes_get_data (record, &length);
+
+  return donar_session_receive (to->session, link, data, length, to->now);
+}
+
 static void
 test_foreign_input_rejected (void)
 {
   DonarConfig config;
   Endpoint caller, callee, stranger;
   guint8 frame[20] = { 0 };
-  gsize length;
-  const guint8 *record;
   DonarSessionStats stats;
+  DonarLinkStats link_stats;
+  GBytes *data, *hello;
+  guint link;
+  static const guint8 garbage[] = { 0xff, 0xff, 1, 2, 3 };
+  static const guint8 other[] = "not the secret of this call";
 
   donar_config_init (&config);
   pair_init (&caller, &callee, &config);
   g_assert_cmpint (donar_session_send_frame (caller.session, frame, 20, 0),
       ==, DONAR_OK);
-  record = g_bytes_get_data (caller.last_record, &length);
+  data = record_of (&caller);
+  hello = g_bytes_ref (caller.hello[4]);
 
-  /* Reflected back to its sender: the other direction's key. */
-  g_assert_cmpint (donar_session_receive (caller.session, 0, record, length,
-          0), ==, DONAR_ERROR_BAD_AUTHENTICATOR);
-  /* Replayed on another link than the one it names. */
-  {
-    DonarWireMessage m;
-
-    donar_wire_decode (record + 2, length - 2, &caller.key, &m);
-    g_assert_cmpint (donar_session_receive (callee.session, (m.link + 1) %
-            12, record, length, 0), ==, DONAR_ERROR_BAD_LINK);
-  }
-  /* A link that is not up, a link that does not exist. */
+  /* The caller's HELLO reflected back to it: the other direction's key. */
+  g_assert_cmpint (feed (&caller, 4, hello), ==, DONAR_ERROR_BAD_AUTHENTICATOR);
+  /* A HELLO moved to another link than the one it names. */
   donar_session_link_down (callee.session, 5, 0);
-  g_assert_cmpint (donar_session_receive (callee.session, 5, record, length,
-          0), ==, DONAR_ERROR_INVALID_ARGUMENT);
-  g_assert_cmpint (donar_session_receive (callee.session, 12, record, length,
-          0), ==, DONAR_ERROR_INVALID_ARGUMENT);
+  donar_session_link_up (callee.session, 5, 0);
+  g_assert_cmpint (feed (&callee, 5, hello), ==, DONAR_ERROR_BAD_LINK);
+  /* Data on a new connection that has not said HELLO. */
+  donar_session_link_down (callee.session, 6, 0);
+  donar_session_link_up (callee.session, 6, 0);
+  g_assert_cmpint (feed (&callee, 6, data), ==, DONAR_ERROR_NOT_AUTHENTICATED);
+  donar_session_get_link_stats (callee.session, 6, &link_stats);
+  g_assert_false (link_stats.authenticated);
+  donar_session_get_link_stats (callee.session, 7, &link_stats);
+  g_assert_true (link_stats.authenticated);
+  /* A link that is down, a link that does not exist. */
+  donar_session_link_down (callee.session, 8, 0);
+  g_assert_cmpint (feed (&callee, 8, hello), ==, DONAR_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (feed (&callee, 12, hello), ==, DONAR_ERROR_INVALID_ARGUMENT);
 
-  /* A caller with another call's secret. */
-  {
-    DonarError error;
-    static const guint8 other[] = "not the secret of this call";
-
-    memset (&stranger, 0, sizeof stranger);
-    stranger.session = donar_session_new (&config, DONAR_ROLE_CALLER, other,
-        sizeof other, &callbacks, &stranger, 0, &error);
-    g_assert_cmpint (error, ==, DONAR_OK);
-    donar_wire_key_derive (other, sizeof other, DONAR_WIRE_CALLER_TO_CALLEE,
-        &stranger.key);
-    stranger.delivered = g_array_new (FALSE, FALSE, sizeof (Delivered));
-    stranger.first_links = g_hash_table_new (NULL, NULL);
-    stranger.hold[0] = TRUE;
-    for (guint i = 0; i < DONAR_MAX_LINKS; i++)
-      stranger.held[i] = g_ptr_array_new_with_free_func ((GDestroyNotify)
-          g_bytes_unref);
-    stranger.peer = &callee;
-    donar_session_link_up (stranger.session, 0, 0);
-    donar_session_send_frame (stranger.session, frame, 20, 0);
-    record = g_bytes_get_data (stranger.last_record, &length);
-    g_assert_cmpint (donar_session_receive (callee.session, 0, record, length,
-            0), ==, DONAR_ERROR_BAD_AUTHENTICATOR);
-    endpoint_clear (&stranger);
+  /* A caller who knows the onion address but not the call's secret. */
+  memset (&stranger, 0, sizeof stranger);
+  config.seed = 77;
+  stranger.session = donar_session_new (&config, DONAR_ROLE_CALLER, other,
+      sizeof other, &callbacks, &stranger, 0, NULL);
+  donar_wire_key_derive (other, sizeof other, DONAR_WIRE_CALLER_TO_CALLEE,
+      &stranger.key);
+  stranger.delivered = g_array_new (FALSE, FALSE, sizeof (Delivered));
+  stranger.first_links = g_hash_table_new (NULL, NULL);
+  for (guint i = 0; i < DONAR_MAX_LINKS; i++) {
+    stranger.held[i] = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        g_bytes_unref);
+    stranger.waiting[i] = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        g_bytes_unref);
   }
+  stranger.hold[9] = TRUE;
+  stranger.peer = &callee;
+  donar_session_link_up (stranger.session, 9, 0);
+  g_assert_cmpint (donar_session_identify_link (callee.session,
+          (const guint8 *) g_bytes_get_data (stranger.hello[9], NULL) + 2,
+          g_bytes_get_size (stranger.hello[9]) - 2, &link), ==,
+      DONAR_ERROR_BAD_AUTHENTICATOR);
+  donar_session_link_down (callee.session, 9, 0);
+  donar_session_link_up (callee.session, 9, 0);
+  g_assert_cmpint (feed (&callee, 9, stranger.hello[9]), ==,
+      DONAR_ERROR_BAD_AUTHENTICATOR);
+  endpoint_clear (&stranger);
+
+  /* The caller's own HELLO names its link, for a callee that accepted a
+   * connection it cannot tell apart. */
+  g_assert_cmpint (donar_session_identify_link (callee.session,
+          (const guint8 *) g_bytes_get_data (hello, NULL) + 2,
+          g_bytes_get_size (hello) - 2, &link), ==, DONAR_OK);
+  g_assert_cmpuint (link, ==, 4);
 
   /* Garbage: a lying length breaks the link's stream for good. */
-  {
-    static const guint8 garbage[] = { 0xff, 0xff, 1, 2, 3 };
+  g_assert_cmpint (donar_session_receive (callee.session, 1, garbage,
+          sizeof garbage, 0), ==, DONAR_ERROR_OVERSIZE);
+  g_assert_cmpint (donar_session_receive (callee.session, 1, garbage,
+          sizeof garbage, 0), ==, DONAR_ERROR_STREAM_BROKEN);
 
-    g_assert_cmpint (donar_session_receive (callee.session, 1, garbage,
-            sizeof garbage, 0), ==, DONAR_ERROR_OVERSIZE);
-    g_assert_cmpint (donar_session_receive (callee.session, 1, garbage,
-            sizeof garbage, 0), ==, DONAR_ERROR_STREAM_BROKEN);
-  }
   donar_session_get_stats (callee.session, &stats);
-  /* Wrong link, stranger, garbage, broken stream; the calls on links that
-   * are down or do not exist are the caller's mistakes, not input. */
-  g_assert_cmpuint (stats.messages_rejected, ==, 4);
+  /* Moved HELLO, unauthenticated data, stranger, garbage, broken stream;
+   * the calls on links that are down or do not exist are the caller's
+   * mistakes, not input. */
+  g_assert_cmpuint (stats.messages_rejected, ==, 5);
   g_assert_cmpuint (stats.frames_delivered, ==, 1);
+  g_bytes_unref (data);
+  g_bytes_unref (hello);
   endpoint_clear (&caller);
   endpoint_clear (&callee);
 }
 
-/* The peer restarts: its new session (new epoch, new numbers) is heard at
- * once, and a late message of its old one is dropped. */
+/* The peer restarts: its new session (new epoch, new numbers, new
+ * connections) is heard at once, and a late connection of its old one is
+ * refused. */
 static void
 test_peer_restart (void)
 {
   DonarConfig config;
   Endpoint caller, callee, restarted;
   guint sent[2] = { 0, 0 };
-  GBytes *old_record;
-  const guint8 *data;
-  gsize length;
-  guint link;
+  GBytes *old_hello;
 
   donar_config_init (&config);
   pair_init (&caller, &callee, &config);
   run_call (&caller, &callee, 5, sent);
-  old_record = g_bytes_ref (caller.last_record);
+  old_hello = g_bytes_ref (caller.hello[3]);
 
   config.seed = 99;
   endpoint_init (&restarted, DONAR_ROLE_CALLER, &config);
   restarted.peer = &callee;
-  for (guint l = 0; l < 12; l++)
-    donar_session_link_up (restarted.session, l, 0);
+  callee.peer = &restarted;
+  for (guint link = 0; link < 12; link++) {
+    donar_session_link_down (callee.session, link, 0);
+    bring_up (&callee, link);
+    bring_up (&restarted, link);
+  }
   sent[0] = 0;
   run_call (&restarted, &callee, 5, sent);
   g_assert_cmpuint (callee.delivered->len, ==, 10);
+  /* The callee's five, and the one before them that its first message
+   * carries. */
+  g_assert_cmpuint (restarted.delivered->len, ==, 6);
 
-  data = g_bytes_get_data (old_record, &length);
-  link = (data[4]);
-  g_assert_cmpint (donar_session_receive (callee.session, link, data, length,
-          0), ==, DONAR_OK);
-  g_assert_cmpuint (callee.delivered->len, ==, 10);
-  g_bytes_unref (old_record);
+  donar_session_link_down (callee.session, 3, 0);
+  donar_session_link_up (callee.session, 3, 0);
+  g_assert_cmpint (feed (&callee, 3, old_hello), ==, DONAR_ERROR_STALE);
+  g_bytes_unref (old_hello);
   endpoint_clear (&restarted);
   endpoint_clear (&caller);
   endpoint_clear (&callee);

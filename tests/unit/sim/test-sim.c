@@ -59,9 +59,10 @@ settings_init (SimSettings * s, DonarPolicy policy, gdouble seconds)
 
 /* Every link 100 ms, no spike: each frame of each policy takes exactly
  * 100 ms, and the bytes on the wire are the message sizes of
- * docs/protocol.md: 74 + 2 * 172 (ALTERNATE), 86 + 2 * 172 twice a frame
- * (DOUBLE-SEND), 2 + 14 + 2 + 2 + 3 + 16 + 172 = 211 (SIMPLE, one link, no
- * copy: it could only go on the link of the first). */
+ * docs/protocol.md: 54 + 2 * 172 (ALTERNATE), 66 + 2 * 172 twice a frame
+ * (DOUBLE-SEND), 2 + 10 + 2 + 2 + 3 + 172 = 191 (SIMPLE, one link, no
+ * copy: it could only go on the link of the first), and a 25-byte HELLO
+ * on each link. */
 static void
 test_constant_links (void)
 {
@@ -73,10 +74,11 @@ test_constant_links (void)
     DonarPolicy policy;
     guint64 bytes_per_frame;
     guint messages_per_frame;
+    guint links;
   } cases[] = {
-    {DONAR_POLICY_ALTERNATE, 418, 1},
-    {DONAR_POLICY_DOUBLE_SEND, 2 * 430, 2},
-    {DONAR_POLICY_SIMPLE, 211, 1},
+    {DONAR_POLICY_ALTERNATE, 398, 1, 12},
+    {DONAR_POLICY_DOUBLE_SEND, 2 * 410, 2, 12},
+    {DONAR_POLICY_SIMPLE, 191, 1, 1},
   };
   gchar *dir = write_traces (delays, 12);
 
@@ -84,7 +86,7 @@ test_constant_links (void)
     SimSettings s;
     SimCallResult r;
     GError *error = NULL;
-    guint64 startup;
+    guint64 startup, hellos;
 
     settings_init (&s, cases[c].policy, 20);
     s.trace_dir = dir;
@@ -103,12 +105,14 @@ test_constant_links (void)
     /* At a window a link may change groups and take two frames in a row;
      * the second then goes without its predecessor (never on the link of
      * the first copy): at most one such frame a window and direction. */
+    hellos = 25 * cases[c].links;
     g_assert_cmpuint (r.bytes_sent, <=, 2 * (500 * cases[c].bytes_per_frame -
-            startup));
+            startup + hellos));
     g_assert_cmpuint (r.bytes_sent, >=, 2 * (500 * cases[c].bytes_per_frame -
-            startup - (cases[c].policy == DONAR_POLICY_SIMPLE ? 0 : 10 * 175)));
-    g_assert_cmpuint (r.messages_sent, ==, 2 * 500 *
-        cases[c].messages_per_frame);
+            startup + hellos - (cases[c].policy == DONAR_POLICY_SIMPLE ? 0 :
+                10 * 175)));
+    g_assert_cmpuint (r.messages_sent, ==, 2 * (500 *
+            cases[c].messages_per_frame + cases[c].links));
     sim_call_result_clear (&r);
   }
   remove_traces (dir, 12);
