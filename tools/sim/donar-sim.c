@@ -36,7 +36,7 @@ run_one_call (gpointer data, gpointer user_data)
     return;
   }
   sim_summarize_call (&result, run->settings.deadline_us,
-      &run->summaries[index]);
+      run->settings.drop_after_us, &run->summaries[index]);
   sim_call_result_clear (&result);
 
   g_mutex_lock (&run->lock);
@@ -70,7 +70,7 @@ main (int argc, char **argv)
   gchar *trace = NULL, *merge = g_strdup ("mean");
   gint calls = 1, links = 0, n1st = -1, n2nd = -1, window_ms = 2000;
   gint frame_ms = 40, frame_bytes = 172, redundancy = 1, oracle_sends = 1;
-  gint jobs = 0, deadline_ms = 360;
+  gint jobs = 0, deadline_ms = 360, drop_after_ms = 1000;
   gdouble duration = 300;
   gint64 seed = 1;
   gboolean json = FALSE;
@@ -102,6 +102,9 @@ main (int argc, char **argv)
         "sends per frame of the oracle: 1 or 2 (1)", "N"},
     {"deadline-ms", 0, 0, G_OPTION_ARG_INT, &deadline_ms,
         "one-way deadline of a frame (360)", "MS"},
+    {"drop-after-ms", 0, 0, G_OPTION_ARG_INT, &drop_after_ms,
+        "a frame later than this counts as missing for the dropped-call "
+          "rule; 0: only lost frames (1000)", "MS"},
     {"jobs", 0, 0, G_OPTION_ARG_INT, &jobs,
         "calls run at once (the number of cores)", "N"},
     {"json", 0, 0, G_OPTION_ARG_NONE, &json, "print one JSON object", NULL},
@@ -140,7 +143,7 @@ main (int argc, char **argv)
   else
     ok = ok && fail ("--merge: mean, local or remote");
   if (calls < 1 || duration <= 0 || frame_ms <= 0 || window_ms <= 0 ||
-      deadline_ms <= 0 || redundancy < 0 || jobs < 0)
+      deadline_ms <= 0 || redundancy < 0 || jobs < 0 || drop_after_ms < 0)
     ok = ok && fail ("--calls, --duration, --frame-ms, --window-ms and "
         "--deadline-ms must be positive");
   if (frame_bytes < 4 || frame_bytes > DONAR_CELL_PAYLOAD)
@@ -180,6 +183,8 @@ main (int argc, char **argv)
   s->seed = seed;
   s->trace_dir = trace;
   s->deadline_us = (gint64) deadline_ms *1000;
+  s->drop_after_us = drop_after_ms > 0 ? (gint64) drop_after_ms *1000 :
+      G_MAXINT64;
 
   run.calls = calls;
   run.summaries = g_new0 (SimCallSummary, calls);

@@ -21,8 +21,11 @@ typedef struct
   gint64 duration_us;
   guint64 seed;
   const char *trace_dir;
-  /* A frame later than this is missing for the listener. */
+  /* A frame later than this is late for the listener. */
   gint64 deadline_us;
+  /* A frame later than this is missing, as if lost (the dropped-call
+   * rule). */
+  gint64 drop_after_us;
 } SimSettings;
 
 typedef struct

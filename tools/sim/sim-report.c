@@ -25,7 +25,7 @@ histogram_percentile_us (const guint32 * histogram, guint64 total,
 
 void
 sim_summarize_call (const SimCallResult * result, gint64 deadline_us,
-    SimCallSummary * summary)
+    gint64 drop_after_us, SimCallSummary * summary)
 {
   gboolean direction_ok[2];
 
@@ -54,8 +54,7 @@ sim_summarize_call (const SimCallResult * result, gint64 deadline_us,
         else
           summary->late++;
       }
-      /* Missing for the listener: lost, or too late to be played. */
-      if (latency == SIM_LOST || latency > deadline_us) {
+      if (latency == SIM_LOST || latency > drop_after_us) {
         if (++run >= SIM_DROP_FRAMES)
           summary->dropped = TRUE;
       } else {

@@ -25,8 +25,11 @@ typedef struct
   guint32 *histogram;           /* SIM_HISTOGRAM_BINS, delivered frames */
 } SimCallSummary;
 
+/* A frame later than deadline_us is late (it counts against a successful
+ * call); one later than drop_after_us, or lost, is missing (25 missing in a
+ * row drop the call). */
 void sim_summarize_call (const SimCallResult * result, gint64 deadline_us,
-    SimCallSummary * summary);
+    gint64 drop_after_us, SimCallSummary * summary);
 void sim_call_summary_clear (SimCallSummary * summary);
 
 typedef struct

@@ -217,7 +217,7 @@ test_summary (void)
   /* 10 late frames of 1000 in one direction: 99 % in time, successful. */
   for (guint f = 0; f < 10; f++)
     r.latency_us[0][f * 50] = 400 * MS;
-  sim_summarize_call (&r, 360 * MS, &s);
+  sim_summarize_call (&r, 360 * MS, 1000 * MS, &s);
   g_assert_true (s.successful);
   g_assert_false (s.dropped);
   g_assert_cmpint (s.p99_us, ==, 150 * MS);
@@ -225,7 +225,7 @@ test_summary (void)
 
   /* One more: 98.9 %, not successful. */
   r.latency_us[0][1] = SIM_LOST;
-  sim_summarize_call (&r, 360 * MS, &s);
+  sim_summarize_call (&r, 360 * MS, 1000 * MS, &s);
   g_assert_false (s.successful);
   g_assert_cmpuint (s.lost, ==, 1);
   sim_call_summary_clear (&s);
@@ -235,11 +235,11 @@ test_summary (void)
     r.latency_us[0][f] = 150 * MS;
   for (guint f = 100; f < 124; f++)
     r.latency_us[1][f] = SIM_LOST;
-  sim_summarize_call (&r, 360 * MS, &s);
+  sim_summarize_call (&r, 360 * MS, 1000 * MS, &s);
   g_assert_false (s.dropped);
   sim_call_summary_clear (&s);
   r.latency_us[1][124] = 2000 * MS;
-  sim_summarize_call (&r, 360 * MS, &s);
+  sim_summarize_call (&r, 360 * MS, 1000 * MS, &s);
   g_assert_true (s.dropped);
   sim_call_summary_clear (&s);
   sim_call_result_clear (&r);
