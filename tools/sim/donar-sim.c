@@ -67,7 +67,7 @@ int
 main (int argc, char **argv)
 {
   gchar *policy = g_strdup ("double-send"), *security = g_strdup ("default");
-  gchar *trace = NULL, *merge = g_strdup ("mean");
+  gchar *trace = NULL, *merge = g_strdup ("mean"), *histogram = NULL;
   gint calls = 1, links = 0, n1st = -1, n2nd = -1, window_ms = 2000;
   gint frame_ms = 40, frame_bytes = 172, redundancy = 1, oracle_sends = 1;
   gint jobs = 0, deadline_ms = 360, drop_after_ms = 1000;
@@ -108,6 +108,9 @@ main (int argc, char **argv)
     {"jobs", 0, 0, G_OPTION_ARG_INT, &jobs,
         "calls run at once (the number of cores)", "N"},
     {"json", 0, 0, G_OPTION_ARG_NONE, &json, "print one JSON object", NULL},
+    {"histogram", 0, 0, G_OPTION_ARG_FILENAME, &histogram,
+        "write the latencies of all delivered frames to FILE as CSV rows "
+          "latency_ms,frames", "FILE"},
     {NULL}
   };
   GOptionContext *context;
@@ -211,6 +214,11 @@ main (int argc, char **argv)
   info.duration_s = duration;
   info.seed = seed;
   info.cpu_s = cpu_seconds ();
+  if (histogram && !sim_write_histogram (histogram, run.summaries, calls,
+          &error)) {
+    fprintf (stderr, "donar-sim: %s\n", error->message);
+    return 1;
+  }
   report = sim_report (&info, run.summaries, json);
   fputs (report->str, stdout);
   g_string_free (report, TRUE);
@@ -222,5 +230,6 @@ main (int argc, char **argv)
   g_free (security);
   g_free (merge);
   g_free (trace);
+  g_free (histogram);
   return 0;
 }

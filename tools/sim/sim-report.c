@@ -171,3 +171,23 @@ sim_report (const SimRunInfo * info, const SimCallSummary * calls,
   g_free (histogram);
   return out;
 }
+
+gboolean
+sim_write_histogram (const char *path, const SimCallSummary * calls,
+    guint n_calls, GError ** error)
+{
+  GString *csv = g_string_new ("latency_ms,frames\n");
+  gboolean ok;
+
+  for (guint bin = 0; bin < SIM_HISTOGRAM_BINS; bin++) {
+    guint64 frames = 0;
+
+    for (guint c = 0; c < n_calls; c++)
+      frames += calls[c].histogram[bin];
+    if (frames)
+      g_string_append_printf (csv, "%u,%" G_GUINT64_FORMAT "\n", bin, frames);
+  }
+  ok = g_file_set_contents (path, csv->str, csv->len, error);
+  g_string_free (csv, TRUE);
+  return ok;
+}

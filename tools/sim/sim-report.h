@@ -48,6 +48,11 @@ typedef struct
 GString *sim_report (const SimRunInfo * info, const SimCallSummary * calls,
     gboolean json);
 
+/* Writes the latencies of every delivered frame of the run as CSV rows
+ * `latency_ms,frames` (bins of 1 ms, empty bins left out), for CDF plots. */
+gboolean sim_write_histogram (const char *path, const SimCallSummary * calls,
+    guint n_calls, GError ** error);
+
 G_END_DECLS
 
 #endif /* SIM_REPORT_H */
