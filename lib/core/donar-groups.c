@@ -156,8 +156,11 @@ donar_groups_update (DonarGroups * groups, const gint32 * scores)
   gint worst_2nd = -1, promoted;
 
   for (guint link = 0; link < groups->n_links; link++) {
-    if (!groups->up[link])
+    /* A link not up has no place to keep once the ranking is made. */
+    if (!groups->up[link]) {
+      groups->group[link] = DONAR_GROUP_INACTIVE;
       continue;
+    }
     ranked[n].link = link;
     ranked[n].score = scores[link];
     ranked[n].group = groups->group[link];
