@@ -208,6 +208,25 @@ set_link (Call * call, guint link, gboolean up)
   }
 }
 
+/* The next failure of a link that is up or the next ready time of one
+ * being reopened. */
+static gint64
+next_link_event (const Call * call, guint * event_link)
+{
+  gint64 next = G_MAXINT64;
+
+  for (guint link = 0; link < call->n_links; link++) {
+    gint64 t = call->up[link] ?
+        donar_net_model_failure_time (call->net, link) : call->ready_at[link];
+
+    if (t < next) {
+      next = t;
+      *event_link = link;
+    }
+  }
+  return next;
+}
+
 gboolean
 sim_run_call (const SimSettings * settings, guint index,
     SimCallResult * result, GError ** error)
@@ -215,7 +234,8 @@ sim_run_call (const SimSettings * settings, guint index,
   Call call;
   guint8 frame[DONAR_CELL_PAYLOAD];
   guint32 next_frame = 0;
-  gint64 end;
+  gint64 end, t_link;
+  guint event_link = 0;
 
   g_return_val_if_fail (settings->frame_bytes >= 4 &&
       settings->frame_bytes <= DONAR_CELL_PAYLOAD, FALSE);
@@ -225,12 +245,14 @@ sim_run_call (const SimSettings * settings, guint index,
     return FALSE;
   }
   end = settings->duration_us + DRAIN_US;
+  /* Failure and ready times change only at a link event. */
+  t_link = next_link_event (&call, &event_link);
 
   while (TRUE) {
     gint64 t_frame = next_frame < result->n_frames ?
         (gint64) next_frame * settings->config.frame_period_us : G_MAXINT64;
-    gint64 t_arrival = G_MAXINT64, t_link = G_MAXINT64, t_timer = G_MAXINT64;
-    gint fifo_dir = -1, fifo_link = -1, event_link = -1, timer_side = -1;
+    gint64 t_arrival = G_MAXINT64, t_timer = G_MAXINT64;
+    gint fifo_dir = -1, fifo_link = -1, timer_side = -1;
 
     for (guint d = 0; d < 2; d++)
       for (guint link = 0; link < call.n_links; link++) {
@@ -242,15 +264,6 @@ sim_run_call (const SimSettings * settings, guint index,
           fifo_link = link;
         }
       }
-    for (guint link = 0; link < call.n_links; link++) {
-      gint64 t = call.up[link] ?
-          donar_net_model_failure_time (call.net, link) : call.ready_at[link];
-
-      if (t < t_link) {
-        t_link = t;
-        event_link = link;
-      }
-    }
     for (guint side = 0; side < 2; side++)
       if (call.session[side] &&
           donar_session_get_expiry (call.session[side]) < t_timer) {
@@ -285,6 +298,7 @@ sim_run_call (const SimSettings * settings, guint index,
       } else {
         set_link (&call, event_link, TRUE);
       }
+      t_link = next_link_event (&call, &event_link);
     } else if (t_timer <= t_frame) {
       if (t_timer > end)
         break;
