@@ -68,6 +68,7 @@ main (int argc, char **argv)
 {
   gchar *policy = g_strdup ("double-send"), *security = g_strdup ("default");
   gchar *trace = NULL, *merge = g_strdup ("mean"), *histogram = NULL;
+  gchar **cross_traffic = NULL;
   gint calls = 1, links = 0, n1st = -1, n2nd = -1, window_ms = 2000;
   gint frame_ms = 40, frame_bytes = 172, redundancy = 1, oracle_sends = 1;
   gint jobs = 0, deadline_ms = 360, drop_after_ms = 1000;
@@ -86,6 +87,10 @@ main (int argc, char **argv)
     {"seed", 0, 0, G_OPTION_ARG_INT64, &seed, "seed of the run (1)", "S"},
     {"trace", 0, 0, G_OPTION_ARG_FILENAME, &trace,
         "replay link<i>.csv of DIR on link i (docs/netmodel.md)", "DIR"},
+    {"cross-traffic", 0, 0, G_OPTION_ARG_STRING_ARRAY, &cross_traffic,
+        "bulk downloads through a guard: start_s,duration_s,flows"
+          "[,kib_per_s[,side[,guard]]] (100 KiB/s, caller, guard 0); "
+          "repeatable", "SPEC"},
     {"links", 0, 0, G_OPTION_ARG_INT, &links,
         "nLINKS (12; SIMPLE 1, TORFONE 2)", "N"},
     {"n1st", 0, 0, G_OPTION_ARG_INT, &n1st, "n1ST (3)", "N"},
@@ -180,6 +185,18 @@ main (int argc, char **argv)
         "settings");
     return 2;
   }
+  for (guint i = 0; cross_traffic && cross_traffic[i]; i++) {
+    if (i == SIM_MAX_CROSS_TRAFFIC) {
+      fail ("--cross-traffic: at most 8");
+      return 2;
+    }
+    if (!sim_cross_traffic_parse (cross_traffic[i], s->security,
+            &s->cross_traffic[i], &error)) {
+      fail (error->message);
+      return 2;
+    }
+    s->n_cross_traffic = i + 1;
+  }
   s->oracle_sends = oracle_sends;
   s->frame_bytes = frame_bytes;
   s->duration_us = (gint64) (duration * G_USEC_PER_SEC);
@@ -231,5 +248,6 @@ main (int argc, char **argv)
   g_free (merge);
   g_free (trace);
   g_free (histogram);
+  g_strfreev (cross_traffic);
   return 0;
 }

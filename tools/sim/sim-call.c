@@ -32,6 +32,44 @@ struct _Call
   SimCallResult *result;
 };
 
+gboolean
+sim_cross_traffic_parse (const char *spec, DonarSecurity security,
+    SimCrossTraffic * out, GError ** error)
+{
+  gchar **fields = g_strsplit (spec, ",", -1);
+  guint n = g_strv_length (fields);
+  gdouble values[6] = { 0, 0, 0, 100, 0, 0 };
+  gboolean ok = n >= 3 && n <= 6;
+
+  for (guint i = 0; ok && i < n; i++) {
+    gchar *end;
+
+    values[i] = g_ascii_strtod (fields[i], &end);
+    ok = *fields[i] != '\0' && *end == '\0' && values[i] >= 0;
+  }
+  g_strfreev (fields);
+  if (!ok || values[1] <= 0 || values[4] > 1 ||
+      values[5] >= DONAR_NET_MODEL_GUARDS) {
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+        "--cross-traffic %s: expected start_s,duration_s,flows[,kib_per_s"
+        "[,side 0 or 1[,guard 0 or 1]]] with non-negative numbers", spec);
+    return FALSE;
+  }
+  if (values[4] == 1 && donar_security_path_guards (security) < 2) {
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+        "--cross-traffic %s: the callee has no guard with --security %s",
+        spec, donar_security_to_string (security));
+    return FALSE;
+  }
+  out->start_us = values[0] * G_USEC_PER_SEC;
+  out->duration_us = values[1] * G_USEC_PER_SEC;
+  out->traffic.n_flows = values[2];
+  out->traffic.flow_kib_per_s = values[3];
+  out->traffic.side = values[4];
+  out->traffic.guard = values[5];
+  return TRUE;
+}
+
 guint64
 sim_call_seed (guint64 run_seed, guint index)
 {
@@ -112,6 +150,11 @@ call_init (Call * call, const SimSettings * settings, guint index,
   if (settings->trace_dir &&
       !donar_net_model_load_traces (call->net, settings->trace_dir, error))
     return FALSE;
+  for (guint i = 0; i < settings->n_cross_traffic; i++)
+    donar_net_model_add_cross_traffic (call->net,
+        settings->cross_traffic[i].start_us,
+        settings->cross_traffic[i].duration_us,
+        &settings->cross_traffic[i].traffic);
 
   for (guint side = 0; side < 2; side++) {
     DonarConfig config = settings->config;

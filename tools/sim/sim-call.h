@@ -10,6 +10,16 @@ G_BEGIN_DECLS
 
 #define SIM_LOST G_MAXINT32
 
+#define SIM_MAX_CROSS_TRAFFIC 8
+
+/* Bulk downloads through a guard for a while (seed 003). */
+typedef struct
+{
+  gint64 start_us;
+  gint64 duration_us;
+  DonarCrossTraffic traffic;
+} SimCrossTraffic;
+
 typedef struct
 {
   gboolean oracle;
@@ -21,6 +31,8 @@ typedef struct
   gint64 duration_us;
   guint64 seed;
   const char *trace_dir;
+  guint n_cross_traffic;
+  SimCrossTraffic cross_traffic[SIM_MAX_CROSS_TRAFFIC];
   /* A frame later than this is late for the listener. */
   gint64 deadline_us;
   /* A frame later than this is missing, as if lost (the dropped-call
@@ -42,6 +54,11 @@ typedef struct
 /* The seed of call `index` of a run: calls of one run differ, runs with
  * the same seed repeat. */
 guint64 sim_call_seed (guint64 run_seed, guint index);
+
+/* Parses `start_s,duration_s,flows[,kib_per_s[,side[,guard]]]` (defaults
+ * 100 KiB/s, the caller's side, its first guard). */
+gboolean sim_cross_traffic_parse (const char *spec, DonarSecurity security,
+    SimCrossTraffic * out, GError ** error);
 
 /* Runs call `index`: both sessions of lib/core, or the oracle when
  * settings->oracle. */

@@ -245,6 +245,63 @@ test_summary (void)
   sim_call_result_clear (&r);
 }
 
+static gdouble
+late_share (const SimCallResult * r, guint first, guint last)
+{
+  guint late = 0;
+
+  for (guint d = 0; d < 2; d++)
+    for (guint f = first; f < last; f++)
+      late += r->latency_us[d][f] > 360 * MS;
+  return late / (2.0 * (last - first));
+}
+
+/* Bulk downloads through both of the caller's guards from 30 s to 90 s: every
+ * link goes through one of them, so the frames of that period are late in
+ * both directions (the guards' token buckets hold them a second and more),
+ * and the call recovers once the backlog has drained. */
+static void
+test_cross_traffic (void)
+{
+  SimSettings s;
+  SimCallResult quiet, congested;
+  GError *error = NULL;
+
+  settings_init (&s, DONAR_POLICY_DOUBLE_SEND, 150);
+  g_assert_true (sim_run_call (&s, 0, &quiet, &error));
+  g_assert_true (sim_cross_traffic_parse ("30,60,8,100,0,0", s.security,
+          &s.cross_traffic[0], &error));
+  g_assert_true (sim_cross_traffic_parse ("30,60,8", s.security,
+          &s.cross_traffic[1], &error));
+  g_assert_no_error (error);
+  s.cross_traffic[1].traffic.guard = 1;
+  s.n_cross_traffic = 2;
+  g_assert_true (sim_run_call (&s, 0, &congested, &error));
+
+  /* Frames 1000 to 2000: 40 s to 80 s. */
+  g_assert_cmpfloat (late_share (&quiet, 1000, 2000), <, 0.1);
+  g_assert_cmpfloat (late_share (&congested, 1000, 2000), >, 0.9);
+  /* The last 20 s, long after the downloads stopped. */
+  g_assert_cmpfloat (late_share (&congested, 3250, 3750), <, 0.1);
+  sim_call_result_clear (&quiet);
+  sim_call_result_clear (&congested);
+
+  /* Bad specifications. */
+  g_assert_false (sim_cross_traffic_parse ("30,60", s.security,
+          &s.cross_traffic[0], &error));
+  g_clear_error (&error);
+  g_assert_false (sim_cross_traffic_parse ("30,0,4", s.security,
+          &s.cross_traffic[0], &error));
+  g_clear_error (&error);
+  g_assert_false (sim_cross_traffic_parse ("30,60,4,100,0,2", s.security,
+          &s.cross_traffic[0], &error));
+  g_clear_error (&error);
+  g_assert_false (sim_cross_traffic_parse ("30,60,4,100,1", DONAR_SECURITY_1WAY,
+          &s.cross_traffic[0], &error));
+  g_assert_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE);
+  g_clear_error (&error);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -254,5 +311,6 @@ main (int argc, char **argv)
       test_slow_links_are_found_out);
   g_test_add_func ("/sim/determinism", test_determinism);
   g_test_add_func ("/sim/summary", test_summary);
+  g_test_add_func ("/sim/cross-traffic", test_cross_traffic);
   return g_test_run ();
 }
