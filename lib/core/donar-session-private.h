@@ -36,7 +36,6 @@ typedef struct
 struct _DonarSession
 {
   DonarConfig config;
-  DonarRole role;
   DonarCallbacks callbacks;
   gpointer user_data;
   DonarWireKey send_key;
@@ -68,9 +67,6 @@ struct _DonarSession
 };
 
 guint donar_config_recent_frames (const DonarConfig * config);
-
-const DonarGroups *donar_session_get_groups (const DonarSession * session);
-const DonarMonitor *donar_session_get_monitor (const DonarSession * session);
 
 G_END_DECLS
 

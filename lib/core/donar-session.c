@@ -39,7 +39,6 @@ donar_session_new (const DonarConfig * config, DonarRole role,
   session = g_new0 (DonarSession, 1);
   session->config = *config;
   session->config.recent_frames = donar_config_recent_frames (config);
-  session->role = role;
   session->callbacks = *callbacks;
   session->user_data = user_data;
   donar_wire_key_derive (secret, secret_length,
@@ -93,18 +92,6 @@ const DonarConfig *
 donar_session_get_config (const DonarSession * session)
 {
   return &session->config;
-}
-
-const DonarGroups *
-donar_session_get_groups (const DonarSession * session)
-{
-  return &session->groups;
-}
-
-const DonarMonitor *
-donar_session_get_monitor (const DonarSession * session)
-{
-  return &session->monitor;
 }
 
 static gboolean
