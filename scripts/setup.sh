@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing from Debian 12 (apt-get only), builds into build/,
-# then runs the main job (`run`) or the whole test suite (`test`).
+# then runs the main job (`run`), the whole test suite (`test`) or the
+# evaluation of record (`evaluate`: docs/evaluation.md, docs/img/).
 # Idempotent: a second run installs nothing and rebuilds only what changed.
 set -euo pipefail
 
@@ -14,9 +15,12 @@ packages=(
   tor
 )
 
+# tools/evaluate.py and its smoke test (tests/evaluate/).
+evaluation_packages=(python3 python3-matplotlib)
+
 install_missing () {
   local missing=()
-  for p in "${packages[@]}"; do
+  for p in "$@"; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
       missing+=("$p")
     fi
@@ -39,22 +43,30 @@ build () {
 
 case "${1:-run}" in
   run)
-    install_missing
+    install_missing "${packages[@]}"
     build
     # The main job until the elements exist: a short simulated call.
     build/tools/donar-sim --policy double-send --security default \
       --calls 4 --duration 300 --seed 1
     ;;
   test)
-    install_missing
+    install_missing "${packages[@]}" "${evaluation_packages[@]}"
     build
     meson test -C build --print-errorlogs
     ;;
+  evaluate)
+    install_missing "${packages[@]}" "${evaluation_packages[@]}"
+    build
+    shift
+    # Debian's python3, which sees python3-matplotlib (not another python3
+    # that may come first in PATH).
+    /usr/bin/python3 tools/evaluate.py "$@"
+    ;;
   install-only)
-    install_missing
+    install_missing "${packages[@]}" "${evaluation_packages[@]}"
     ;;
   *)
-    echo "usage: $0 [run|test|install-only]" >&2
+    echo "usage: $0 [run|test|evaluate [evaluate.py options]|install-only]" >&2
     exit 2
     ;;
 esac

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Smoke test of tools/evaluate.py: a quick run into a temporary directory
+writes evaluation.md and its plots, and keeps the notes a human wrote.
+
+    check-evaluate.py EVALUATE_PY BUILD_DIR
+"""
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77                    # meson: the test was skipped
+
+NOTES = 'A note written by hand, kept across regenerations.'
+OLD_PAGE = ('# old page\n\n<!-- notes begin -->\n' + NOTES +
+            '\n<!-- notes end -->\n')
+
+
+def fail(message):
+    print(f'check-evaluate: {message}', file=sys.stderr)
+    sys.exit(1)
+
+
+def check_page(out):
+    path = os.path.join(out, 'evaluation.md')
+    if not os.path.isfile(path):
+        fail(f'{path} was not written')
+    with open(path, encoding='utf-8') as f:
+        page = f.read()
+    if 'quick run' not in page.lower():
+        fail('the page does not say it is a quick run')
+    if '<!-- notes begin -->\n' + NOTES + '\n<!-- notes end -->' not in page:
+        fail('the notes of the previous page were not kept')
+    return page
+
+
+def check_images(out, page):
+    images = re.findall(r'!\[[^]]*\]\(([^)]+\.png)\)', page)
+    if not images:
+        fail('the page shows no plot')
+    for image in images:
+        path = os.path.join(out, image)
+        if not os.path.isfile(path):
+            fail(f'{path} is shown on the page but was not written')
+        with open(path, 'rb') as f:
+            if f.read(8) != b'\x89PNG\r\n\x1a\n':
+                fail(f'{path} is not a PNG')
+    return images
+
+
+def main(evaluate, build):
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        print('check-evaluate: matplotlib is missing, skipped')
+        sys.exit(SKIP)
+    with tempfile.TemporaryDirectory(prefix='donar-evaluate-test-') as out:
+        with open(os.path.join(out, 'evaluation.md'), 'w',
+                  encoding='utf-8') as f:
+            f.write(OLD_PAGE)
+        done = subprocess.run([sys.executable, evaluate, '--quick',
+                               '--build', build, '--out', out])
+        if done.returncode != 0:
+            fail(f'evaluate.py failed ({done.returncode})')
+        page = check_page(out)
+        images = check_images(out, page)
+        print(f'check-evaluate: evaluation.md and {len(images)} plots '
+              'written, notes kept')
+
+
+if __name__ == '__main__':
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2])
