@@ -41,29 +41,45 @@ class Policy:
 
 SIMPLE = Policy('simple', 'SIMPLE', ('--policy', 'simple'), 1)
 TORFONE = Policy('torfone', 'TORFONE', ('--policy', 'torfone'), 2)
-ALTERNATE = Policy('alternate', 'ALTERNATE', ('--policy', 'alternate'), 12)
+# DONAR as seed 000 has it: links leave L1ST / L2ND only at the end of a
+# window.  The paper's figures are compared with these.
+ALTERNATE = Policy('alternate', 'ALTERNATE',
+                   ('--policy', 'alternate', '--alarm-frames', '0'), 12)
 DOUBLE_SEND = Policy('double-send', 'DOUBLE-SEND',
-                     ('--policy', 'double-send'), 12)
+                     ('--policy', 'double-send', '--alarm-frames', '0'), 12)
+# Ours: a link whose frame is overtaken by ALARM_FRAMES later ones leaves at
+# once (lib/core, config alarm_frames; docs/protocol.md).
+ALARM_FRAMES = 8
+ALTERNATE_ALARM = Policy(
+    'alternate-alarm', 'ALTERNATE + alarm',
+    ('--policy', 'alternate', '--alarm-frames', str(ALARM_FRAMES)), 12)
+DOUBLE_SEND_ALARM = Policy(
+    'double-send-alarm', 'DOUBLE-SEND + alarm',
+    ('--policy', 'double-send', '--alarm-frames', str(ALARM_FRAMES)), 12)
 ORACLE_1 = Policy('oracle-1', 'oracle, 1 send',
                   ('--policy', 'oracle', '--oracle-sends', '1'), 12)
 ORACLE_2 = Policy('oracle-2', 'oracle, 2 sends',
                   ('--policy', 'oracle', '--oracle-sends', '2'), 12)
 
-MAIN_POLICIES = (SIMPLE, TORFONE, ALTERNATE, DOUBLE_SEND, ORACLE_1, ORACLE_2)
+MAIN_POLICIES = (SIMPLE, TORFONE, ALTERNATE, DOUBLE_SEND, ALTERNATE_ALARM,
+                 DOUBLE_SEND_ALARM, ORACLE_1, ORACLE_2)
 
 # The oracle that spends the same bandwidth as each policy (seed 000, 6.1:
 # SIMPLE is the bandwidth reference of ALTERNATE, TORFONE of DOUBLE-SEND).
 SAME_BANDWIDTH_ORACLE = {
     SIMPLE.key: ORACLE_1, ALTERNATE.key: ORACLE_1,
     TORFONE.key: ORACLE_2, DOUBLE_SEND.key: ORACLE_2,
+    ALTERNATE_ALARM.key: ORACLE_1, DOUBLE_SEND_ALARM.key: ORACLE_2,
 }
 
 POLICY_COLOURS = {
     SIMPLE.key: 'tab:gray', TORFONE.key: 'tab:orange',
     ALTERNATE.key: 'tab:blue', DOUBLE_SEND.key: 'tab:green',
+    ALTERNATE_ALARM.key: 'tab:cyan', DOUBLE_SEND_ALARM.key: 'tab:olive',
     ORACLE_1.key: 'tab:purple', ORACLE_2.key: 'tab:red',
 }
-POLICY_LINE_STYLES = {ORACLE_1.key: ':', ORACLE_2.key: '-.'}
+POLICY_LINE_STYLES = {ORACLE_1.key: ':', ORACLE_2.key: '-.',
+                      ALTERNATE_ALARM.key: '--', DOUBLE_SEND_ALARM.key: '--'}
 
 
 @dataclass(frozen=True)
@@ -706,6 +722,10 @@ def section_run(plan, command, wall_s, cpu_s):
         f'{FRAME_BYTES}-byte frame every {FRAME_MS} ms ({kbit_s:.1f} kbit/s), '
         f'{REDUNDANCY} previous frame(s) piggybacked; SIMPLE on '
         f'{SIMPLE.links} link, TORFONE on {TORFONE.links}',
+        f'- ALTERNATE and DOUBLE-SEND as the paper has them (links change '
+        'groups only at the end of a window); "+ alarm": ours, where a link '
+        f'one of whose frames is overtaken by {ALARM_FRAMES} later ones '
+        'leaves L1ST / L2ND at once (`--alarm-frames`, docs/protocol.md)',
         f'- a successful call delivers at least 99 % of its frames within '
         f'{DEADLINE_MS} ms; a dropped call misses 25 frames in a row (a frame '
         f'more than {DROP_AFTER_MS} ms late counts as missing)',

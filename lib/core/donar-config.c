@@ -21,6 +21,7 @@ donar_config_init (DonarConfig * config)
   config->recent_frames = 0;
   config->max_record = DONAR_CELL_PAYLOAD;
   config->merge = DONAR_MERGE_MEAN;
+  config->alarm_frames = 8;
   config->seed = 0;
 }
 
@@ -71,6 +72,9 @@ donar_config_validate (const DonarConfig * config)
     default:
       return DONAR_ERROR_INVALID_ARGUMENT;
   }
+  /* An alarm needs a frame still in the monitor's memory. */
+  if (config->alarm_frames >= DONAR_MONITOR_HISTORY / 2)
+    return DONAR_ERROR_INVALID_ARGUMENT;
   if (config->merge > DONAR_MERGE_REMOTE)
     return DONAR_ERROR_INVALID_ARGUMENT;
   return DONAR_OK;

@@ -119,6 +119,16 @@ donar_groups_link_down (DonarGroups * groups, guint link)
   fill_gaps (groups);
 }
 
+gboolean
+donar_groups_demote (DonarGroups * groups, guint link)
+{
+  if (!groups->up[link] || groups->group[link] == DONAR_GROUP_INACTIVE)
+    return FALSE;
+  groups->group[link] = DONAR_GROUP_INACTIVE;
+  fill_gaps (groups);
+  return TRUE;
+}
+
 void
 donar_groups_mark_used (DonarGroups * groups, guint link, gint64 now)
 {

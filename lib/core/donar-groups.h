@@ -30,6 +30,9 @@ void donar_groups_link_up (DonarGroups * groups, guint link);
 /* A closed link leaves its group; INACTIVE fills the gap. */
 void donar_groups_link_down (DonarGroups * groups, guint link);
 void donar_groups_mark_used (DonarGroups * groups, guint link, gint64 now);
+/* Takes an L1ST or L2ND link out at once (to INACTIVE); INACTIVE fills the
+ * gap.  TRUE if it was in one of them. */
+gboolean donar_groups_demote (DonarGroups * groups, guint link);
 
 /* scores[link]: centi-frames, lower is better, -1 unknown. */
 void donar_groups_update (DonarGroups * groups, const gint32 * scores);

@@ -32,6 +32,7 @@ donar_monitor_forget_link (DonarMonitor * monitor, guint link)
   monitor->window_count[link] = 0;
   monitor->local[link] = DONAR_SCORE_UNKNOWN;
   monitor->remote[link] = DONAR_SCORE_UNKNOWN;
+  monitor->alarm[link] = 0;
   for (guint i = 0; i < DONAR_MONITOR_HISTORY; i++) {
     DonarExpectedFrame *frame = &monitor->expected[i];
 
@@ -150,7 +151,52 @@ donar_monitor_close_window (DonarMonitor * monitor,
           monitor->window_count[link], G_MAXINT32);
     monitor->window_sum[link] = 0;
     monitor->window_count[link] = 0;
+    monitor->alarm[link] = 0;
   }
+}
+
+/* Frames this far back from the newest are looked at again and again while
+ * they stay missing; beyond, the window's charge takes over. */
+#define OVERDUE_SPAN 32
+
+guint32
+donar_monitor_check_overdue (DonarMonitor * monitor,
+    const DonarReceiver * receiver, guint alarm_frames)
+{
+  guint32 overdue = 0;
+
+  if (!receiver->started || alarm_frames == 0)
+    return 0;
+  for (guint back = alarm_frames; back < alarm_frames + OVERDUE_SPAN; back++) {
+    guint32 seq = receiver->highest - back;
+    const DonarExpectedFrame *frame =
+        &monitor->expected[seq % DONAR_MONITOR_HISTORY];
+    guint newer;
+
+    if (!frame->valid || frame->seq != seq ||
+        frame->arrived == (1 << frame->n_links) - 1)
+      continue;
+    newer = donar_receiver_count_newer (receiver, seq);
+    if (newer < alarm_frames)
+      continue;
+    for (guint k = 0; k < frame->n_links; k++) {
+      guint link = frame->links[k];
+
+      if (frame->arrived & (1 << k))
+        continue;
+      overdue |= 1u << link;
+      monitor->alarm[link] = MAX (monitor->alarm[link], (gint32) newer * 100);
+    }
+  }
+  return overdue;
+}
+
+gint32
+donar_monitor_reported (const DonarMonitor * monitor, guint link)
+{
+  if (monitor->alarm[link] > 0)
+    return MAX (monitor->local[link], monitor->alarm[link]);
+  return monitor->local[link];
 }
 
 gint32

@@ -34,6 +34,9 @@ typedef struct
   guint window_count[DONAR_MAX_LINKS];
   gint32 local[DONAR_MAX_LINKS];
   gint32 remote[DONAR_MAX_LINKS];
+  /* How far behind a missing frame of the link was seen in this window
+   * (centi-frames), 0 if none: reported at once, not at the window's end. */
+  gint32 alarm[DONAR_MAX_LINKS];
   gint64 remote_time[DONAR_MAX_LINKS];
   DonarExpectedFrame expected[DONAR_MONITOR_HISTORY];
 } DonarMonitor;
@@ -60,7 +63,17 @@ void donar_monitor_set_remote (DonarMonitor * monitor,
 void donar_monitor_close_window (DonarMonitor * monitor,
     const DonarReceiver * receiver);
 
+/* The links with a frame still missing although `alarm_frames` frames after
+ * it were delivered: they are late by a third of the deadline already.
+ * Looks only at the frames just old enough to tell, so its cost does not
+ * grow with the window. */
+guint32 donar_monitor_check_overdue (DonarMonitor * monitor,
+    const DonarReceiver * receiver, guint alarm_frames);
+
 gint32 donar_monitor_local (const DonarMonitor * monitor, guint link);
+/* What we tell the peer of a link: the local aggregate, or the alarm of
+ * this window if it is worse. */
+gint32 donar_monitor_reported (const DonarMonitor * monitor, guint link);
 gint32 donar_monitor_remote (const DonarMonitor * monitor, guint link,
     gint64 now);
 gint32 donar_monitor_score (const DonarMonitor * monitor, guint link,

@@ -118,10 +118,10 @@ build_message (DonarSession * session, const DonarSentFrame * current,
 
   message->n_scores = config->n_links;
   for (guint i = 0; i < config->n_links; i++) {
-    gint32 local = donar_monitor_local (&session->monitor, i);
+    gint32 reported = donar_monitor_reported (&session->monitor, i);
 
-    message->scores[i] = local == DONAR_SCORE_UNKNOWN ?
-        DONAR_WIRE_SCORE_UNKNOWN : MIN (local, DONAR_WIRE_SCORE_UNKNOWN - 1);
+    message->scores[i] = reported == DONAR_SCORE_UNKNOWN ?
+        DONAR_WIRE_SCORE_UNKNOWN : MIN (reported, DONAR_WIRE_SCORE_UNKNOWN - 1);
   }
 
   message->n_recent = 0;
@@ -252,6 +252,25 @@ handle_hello (DonarSession * session, guint link, const guint8 * data,
   return DONAR_OK;
 }
 
+/* A link far behind, as seen here or as the peer reports it, leaves L1ST /
+ * L2ND now: waiting for the window's end would let a spike cost seconds.
+ * One-way delays agree in both directions, so either side's view will do. */
+static void
+sound_alarms (DonarSession * session, const DonarWireMessage * message)
+{
+  guint32 overdue = donar_monitor_check_overdue (&session->monitor,
+      &session->receiver, session->config.alarm_frames);
+  guint threshold = session->config.alarm_frames * 100;
+
+  for (guint i = 0; i < MIN (message->n_scores, session->config.n_links); i++)
+    if (message->scores[i] != DONAR_WIRE_SCORE_UNKNOWN &&
+        message->scores[i] >= threshold)
+      overdue |= 1u << i;
+  for (guint link = 0; overdue; link++, overdue >>= 1)
+    if ((overdue & 1) && donar_groups_demote (&session->groups, link))
+      session->stats.alarms++;
+}
+
 static DonarError
 handle_data (DonarSession * session, guint link, const guint8 * data,
     gsize length, gint64 now)
@@ -301,6 +320,8 @@ handle_data (DonarSession * session, guint link, const guint8 * data,
     session->callbacks.deliver (session->user_data, seq, frame->data,
         frame->length, link, frame->age > 0);
   }
+  if (session->config.alarm_frames)
+    sound_alarms (session, &message);
   return DONAR_OK;
 }
 

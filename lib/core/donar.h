@@ -91,6 +91,11 @@ typedef struct
   guint recent_frames;          /* frames listed in the recent-links list */
   gsize max_record;             /* bytes of one record on the wire, 498 */
   DonarScoreMerge merge;        /* mean of local and remote */
+  /* A link one of whose frames is still missing when this many later frames
+   * have come is taken out of L1ST / L2ND at once, on both sides, rather
+   * than at the end of the window; 0 leaves it to the window, as the paper
+   * does.  8 (320 ms of 40 ms frames). */
+  guint alarm_frames;
   guint32 seed;                 /* the random groups at start, the epoch */
 } DonarConfig;
 
@@ -142,6 +147,7 @@ typedef struct
   guint64 messages_rejected;
   guint64 bytes_sent;
   guint64 windows;
+  guint64 alarms;               /* links taken out before the window's end */
 } DonarSessionStats;
 
 typedef struct _DonarSession DonarSession;

@@ -71,7 +71,7 @@ main (int argc, char **argv)
   gchar **cross_traffic = NULL;
   gint calls = 1, links = 0, n1st = -1, n2nd = -1, window_ms = 2000;
   gint frame_ms = 40, frame_bytes = 172, redundancy = 1, oracle_sends = 1;
-  gint jobs = 0, deadline_ms = 360, drop_after_ms = 1000;
+  gint jobs = 0, deadline_ms = 360, drop_after_ms = 1000, alarm_frames = 8;
   gdouble duration = 300;
   gint64 seed = 1;
   gboolean json = FALSE;
@@ -101,6 +101,9 @@ main (int argc, char **argv)
         "size of each frame (172)", "BYTES"},
     {"redundancy", 0, 0, G_OPTION_ARG_INT, &redundancy,
         "previous frames piggybacked (1)", "N"},
+    {"alarm-frames", 0, 0, G_OPTION_ARG_INT, &alarm_frames,
+        "take a link out at once when a frame of it is overtaken by N "
+          "others; 0: only at the window, as the paper (8)", "N"},
     {"merge", 0, 0, G_OPTION_ARG_STRING, &merge,
         "scores: mean, local or remote (mean)", "M"},
     {"oracle-sends", 0, 0, G_OPTION_ARG_INT, &oracle_sends,
@@ -151,7 +154,8 @@ main (int argc, char **argv)
   else
     ok = ok && fail ("--merge: mean, local or remote");
   if (calls < 1 || duration <= 0 || frame_ms <= 0 || window_ms <= 0 ||
-      deadline_ms <= 0 || redundancy < 0 || jobs < 0 || drop_after_ms < 0)
+      deadline_ms <= 0 || redundancy < 0 || jobs < 0 || drop_after_ms < 0 ||
+      alarm_frames < 0)
     ok = ok && fail ("--calls, --duration, --frame-ms, --window-ms and "
         "--deadline-ms must be positive");
   if (frame_bytes < 4 || frame_bytes > DONAR_CELL_PAYLOAD)
@@ -174,9 +178,11 @@ main (int argc, char **argv)
   s->config.window_us = (gint64) window_ms *1000;
   s->config.frame_period_us = (gint64) frame_ms *1000;
   s->config.redundancy = redundancy;
+  s->config.alarm_frames = alarm_frames;
   if (donar_config_validate (&s->config) != DONAR_OK) {
     fail ("these settings are not valid: check --links, --n1st, --n2nd "
-        "(n1st >= 1, n1st + n2nd <= links <= 32) and --redundancy (<= 8)");
+        "(n1st >= 1, n1st + n2nd <= links <= 32), --redundancy (<= 8) and "
+        "--alarm-frames (< 128)");
     return 2;
   }
   if (!s->oracle && frame_bytes > (gint) (DONAR_CELL_PAYLOAD -

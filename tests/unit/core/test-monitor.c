@@ -175,6 +175,36 @@ test_forget_link (void)
   g_assert_cmpint (donar_monitor_local (&m, 9), ==, DONAR_SCORE_UNKNOWN);
 }
 
+/* Frame 10 went on link 2 and is missing: with 7 frames after it in, no
+ * alarm; with 8, link 2 is overdue and reported 8 frames behind at once,
+ * until the window closes. */
+static void
+test_overdue (void)
+{
+  DonarMonitor m;
+  DonarReceiver r;
+
+  donar_monitor_init (&m, 12, DONAR_MERGE_MEAN, 2 * W);
+  donar_receiver_reset (&r);
+  arrive (&m, &r, 9, 1);
+  donar_monitor_note_sent (&m, 10, 2);
+  for (guint32 seq = 11; seq <= 17; seq++)
+    arrive (&m, &r, seq, 3 + seq % 4);
+  g_assert_cmpuint (donar_monitor_check_overdue (&m, &r, 8), ==, 0);
+  g_assert_cmpint (donar_monitor_reported (&m, 2), ==, DONAR_SCORE_UNKNOWN);
+  arrive (&m, &r, 18, 4);
+  g_assert_cmpuint (donar_monitor_check_overdue (&m, &r, 8), ==, 1u << 2);
+  g_assert_cmpint (donar_monitor_reported (&m, 2), ==, 800);
+  /* Alarms off. */
+  g_assert_cmpuint (donar_monitor_check_overdue (&m, &r, 0), ==, 0);
+  /* It comes: no alarm any more; the window's mean takes over. */
+  arrive (&m, &r, 10, 2);
+  g_assert_cmpuint (donar_monitor_check_overdue (&m, &r, 8), ==, 0);
+  donar_monitor_close_window (&m, &r);
+  g_assert_cmpint (donar_monitor_reported (&m, 2), ==, 800);
+  g_assert_cmpint (m.alarm[2], ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -187,5 +217,6 @@ main (int argc, char **argv)
       test_missing_copy_of_double_send);
   g_test_add_func ("/monitor/merge", test_merge);
   g_test_add_func ("/monitor/forget-link", test_forget_link);
+  g_test_add_func ("/monitor/overdue", test_overdue);
   return g_test_run ();
 }

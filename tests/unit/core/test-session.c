@@ -588,6 +588,7 @@ test_slow_link_leaves_the_active_groups (void)
 
   donar_config_init (&config);
   config.seed = 5;
+  config.alarm_frames = 0;      /* the paper's: only at the window */
   pair_init (&caller, &callee, &config);
   g_assert_cmpuint (donar_groups_members (&caller.session->groups,
           DONAR_GROUP_1ST, members), ==, 3);
@@ -605,6 +606,46 @@ test_slow_link_leaves_the_active_groups (void)
   g_assert_cmpint (stats.group, ==, DONAR_GROUP_INACTIVE);
   /* And every frame arrived, most through the piggybacked copies. */
   g_assert_cmpuint (callee.delivered->len, ==, 150);
+  endpoint_clear (&caller);
+  endpoint_clear (&callee);
+}
+
+/* The same slow link with alarms: the callee sees its frames overtaken by
+ * 8 later ones and says so in its next message; both sides take the link
+ * out long before the first window ends (frame 50). */
+static void
+test_alarm_takes_a_slow_link_out_at_once (void)
+{
+  DonarConfig config;
+  Endpoint caller, callee;
+  guint sent[2] = { 0, 0 };
+  guint members[DONAR_MAX_LINKS], slow;
+  DonarSessionStats stats;
+
+  donar_config_init (&config);
+  config.seed = 5;
+  g_assert_cmpuint (config.alarm_frames, ==, 8);
+  pair_init (&caller, &callee, &config);
+  donar_groups_members (&caller.session->groups, DONAR_GROUP_1ST, members);
+  slow = members[0];
+  caller.hold[slow] = TRUE;
+  /* ALTERNATE on 6 links: the slow link takes every 6th frame, so its
+   * first frame is overtaken by 8 others within 14 frames. */
+  run_call (&caller, &callee, 20, sent);
+  g_assert_cmpint (caller.session->groups.group[slow], ==,
+      DONAR_GROUP_INACTIVE);
+  donar_session_get_stats (caller.session, &stats);
+  g_assert_cmpuint (stats.windows, ==, 0);
+  g_assert_cmpuint (stats.alarms, >=, 1);
+  /* Nothing more went on it after the alarm: what was held is all it got. */
+  {
+    guint held = caller.held[slow]->len;
+
+    run_call (&caller, &callee, 20, sent);
+    g_assert_cmpuint (caller.held[slow]->len, ==, held);
+  }
+  /* The frames it held came as copies on the other links. */
+  g_assert_cmpuint (callee.delivered->len, ==, 40);
   endpoint_clear (&caller);
   endpoint_clear (&callee);
 }
@@ -653,6 +694,8 @@ main (int argc, char **argv)
   g_test_add_func ("/session/peer-restart", test_peer_restart);
   g_test_add_func ("/session/slow-link-leaves-the-active-groups",
       test_slow_link_leaves_the_active_groups);
+  g_test_add_func ("/session/alarm-takes-a-slow-link-out-at-once",
+      test_alarm_takes_a_slow_link_out_at_once);
   g_test_add_func ("/session/bad-settings", test_bad_settings);
   return g_test_run ();
 }
