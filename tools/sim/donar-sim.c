@@ -66,9 +66,10 @@ fail (const char *message)
 int
 main (int argc, char **argv)
 {
-  gchar *policy = g_strdup ("double-send"), *security = g_strdup ("default");
-  gchar *trace = NULL, *merge = g_strdup ("mean"), *histogram = NULL;
-  gchar **cross_traffic = NULL;
+  /* NULL until given: GOption replaces a default without freeing it. */
+  g_autofree gchar *policy = NULL, *security = NULL, *merge = NULL;
+  g_autofree gchar *trace = NULL, *histogram = NULL;
+  g_auto (GStrv) cross_traffic = NULL;
   gint calls = 1, links = 0, n1st = -1, n2nd = -1, window_ms = 2000;
   gint frame_ms = 40, frame_bytes = 172, redundancy = 1, oracle_sends = 1;
   gint jobs = 0, deadline_ms = 360, drop_after_ms = 1000, alarm_frames = 8;
@@ -129,14 +130,23 @@ main (int argc, char **argv)
   GThreadPool *pool;
   GString *report;
   gboolean ok = TRUE;
+  int status = 0;
 
   context = g_option_context_new ("- whole DONAR calls in virtual time");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error)) {
     fprintf (stderr, "donar-sim: %s\n", error->message);
+    g_error_free (error);
+    g_option_context_free (context);
     return 2;
   }
   g_option_context_free (context);
+  if (policy == NULL)
+    policy = g_strdup ("double-send");
+  if (security == NULL)
+    security = g_strdup ("default");
+  if (merge == NULL)
+    merge = g_strdup ("mean");
 
   memset (&run, 0, sizeof run);
   donar_config_init (&s->config);
@@ -199,6 +209,7 @@ main (int argc, char **argv)
     if (!sim_cross_traffic_parse (cross_traffic[i], s->security,
             &s->cross_traffic[i], &error)) {
       fail (error->message);
+      g_error_free (error);
       return 2;
     }
     s->n_cross_traffic = i + 1;
@@ -226,7 +237,9 @@ main (int argc, char **argv)
     fprintf (stderr, "\n");
   if (run.error) {
     fprintf (stderr, "donar-sim: %s\n", run.error->message);
-    return 1;
+    g_error_free (run.error);
+    status = 1;
+    goto out;
   }
 
   info.policy =
@@ -240,20 +253,18 @@ main (int argc, char **argv)
   if (histogram && !sim_write_histogram (histogram, run.summaries, calls,
           &error)) {
     fprintf (stderr, "donar-sim: %s\n", error->message);
-    return 1;
+    g_error_free (error);
+    status = 1;
+    goto out;
   }
   report = sim_report (&info, run.summaries, json);
   fputs (report->str, stdout);
   g_string_free (report, TRUE);
 
+out:
   for (gint c = 0; c < calls; c++)
     sim_call_summary_clear (&run.summaries[c]);
   g_free (run.summaries);
-  g_free (policy);
-  g_free (security);
-  g_free (merge);
-  g_free (trace);
-  g_free (histogram);
-  g_strfreev (cross_traffic);
-  return 0;
+  g_mutex_clear (&run.lock);
+  return status;
 }
