@@ -1,0 +1,150 @@
+/* donar-bench-core: the CPU the protocol core takes per frame event, the
+ * two endpoints of a call joined in memory (no links, no delay): each frame
+ * is one send_frame () on one side and the receive () of its messages on the
+ * other.  A benchmark, not a test: its figures go into docs/performance.md. */
+#include "donar-session-private.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct
+{
+  DonarSession *peer;
+  gint64 now;
+  guint64 delivered;
+  /* The HELLOs sent before the peer's end of the links was open. */
+  GPtrArray *early[DONAR_MAX_LINKS];
+} Endpoint;
+
+static void
+on_send (gpointer user_data, guint link, const guint8 * record, gsize length)
+{
+  Endpoint *e = user_data;
+
+  if (e->peer == NULL)
+    g_ptr_array_add (e->early[link], g_bytes_new (record, length));
+  else
+    donar_session_receive (e->peer, link, record, length, e->now);
+}
+
+static void
+connect_links (Endpoint * e, DonarSession * peer)
+{
+  e->peer = peer;
+  /* Links beyond n_links sent nothing: their lists are empty. */
+  for (guint link = 0; link < DONAR_MAX_LINKS; link++) {
+    for (guint i = 0; i < e->early[link]->len; i++) {
+      gsize length;
+      const guint8 *data =
+          g_bytes_get_data (g_ptr_array_index (e->early[link], i), &length);
+
+      donar_session_receive (peer, link, data, length, 0);
+    }
+    g_ptr_array_unref (e->early[link]);
+  }
+}
+
+static void
+on_deliver (gpointer user_data, guint32 seq, const guint8 * frame,
+    gsize length, guint link, gboolean piggybacked)
+{
+  ((Endpoint *) user_data)->delivered++;
+}
+
+static gdouble
+cpu_seconds (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &t);
+  return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+int
+main (int argc, char **argv)
+{
+  static const DonarCallbacks callbacks = { on_send, on_deliver };
+  static const guint8 secret[32] = { 1 };
+  gint frames = 25 * 60 * 90;
+  gchar *policy_name = NULL;
+  GOptionEntry entries[] = {
+    {"frames", 0, 0, G_OPTION_ARG_INT, &frames,
+        "frames each way (a 90-minute call: 135000)", "N"},
+    {"policy", 0, 0, G_OPTION_ARG_STRING, &policy_name,
+        "alternate or double-send (double-send)", "P"},
+    {NULL}
+  };
+  GOptionContext *context = g_option_context_new ("- core CPU per frame");
+  GError *error = NULL;
+  DonarConfig config;
+  Endpoint a = { 0 }, b = { 0 };
+  DonarSession *caller, *callee;
+  guint8 frame[172] = { 0x80, 0x60 };
+  gdouble start, cpu;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error)) {
+    fprintf (stderr, "donar-bench-core: %s\n", error->message);
+    return 2;
+  }
+  g_option_context_free (context);
+  donar_config_init (&config);
+  config.policy = DONAR_POLICY_DOUBLE_SEND;
+  if (policy_name && !donar_policy_from_string (policy_name, &config.policy)) {
+    fprintf (stderr, "donar-bench-core: --policy: alternate or double-send\n");
+    return 2;
+  }
+  if (frames < 1) {
+    fprintf (stderr, "donar-bench-core: --frames must be positive\n");
+    return 2;
+  }
+
+  caller = donar_session_new (&config, DONAR_ROLE_CALLER, secret,
+      sizeof secret, &callbacks, &a, 0, NULL);
+  config.seed = 1;
+  callee = donar_session_new (&config, DONAR_ROLE_CALLEE, secret,
+      sizeof secret, &callbacks, &b, 0, NULL);
+  /* Both ends of every link open, then the HELLOs flow. */
+  for (guint link = 0; link < DONAR_MAX_LINKS; link++) {
+    a.early[link] = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        g_bytes_unref);
+    b.early[link] = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        g_bytes_unref);
+  }
+  for (guint link = 0; link < config.n_links; link++) {
+    donar_session_link_up (caller, link, 0);
+    donar_session_link_up (callee, link, 0);
+  }
+  connect_links (&a, callee);
+  connect_links (&b, caller);
+
+  start = cpu_seconds ();
+  for (gint f = 0; f < frames; f++) {
+    gint64 now = (gint64) f * config.frame_period_us;
+
+    a.now = b.now = now;
+    memcpy (frame + 4, &f, sizeof f);
+    if (now >= donar_session_get_expiry (caller))
+      donar_session_handle_expiry (caller, now);
+    if (now >= donar_session_get_expiry (callee))
+      donar_session_handle_expiry (callee, now);
+    donar_session_send_frame (caller, frame, sizeof frame, now);
+    donar_session_send_frame (callee, frame, sizeof frame, now);
+  }
+  cpu = cpu_seconds () - start;
+
+  /* One frame event of one endpoint: a frame sent and the peer's frame
+   * received, the window timer included. */
+  printf ("{\"policy\": \"%s\", \"frames_each_way\": %d, "
+      "\"delivered\": %" G_GUINT64_FORMAT ", \"cpu_s\": %.3f, "
+      "\"us_per_frame_event\": %.3f, \"session_bytes\": %" G_GSIZE_FORMAT
+      "}\n",
+      donar_policy_to_string (config.policy), frames,
+      a.delivered + b.delivered, cpu, cpu * 1e6 / (2.0 * frames),
+      sizeof (DonarSession));
+  donar_session_free (caller);
+  donar_session_free (callee);
+  g_free (policy_name);
+  return a.delivered + b.delivered == 2 * (guint64) frames ? 0 : 1;
+}
