@@ -18,6 +18,10 @@ packages=(
 # tools/evaluate.py and its smoke test (tests/evaluate/).
 evaluation_packages=(python3 python3-matplotlib)
 
+# libFuzzer (tests/fuzz/): clang and its runtime, which clang-14 does not
+# pull in by itself.
+fuzz_packages=(clang libclang-rt-14-dev)
+
 install_missing () {
   local missing=()
   for p in "$@"; do
@@ -50,9 +54,16 @@ case "${1:-run}" in
       --calls 4 --duration 300 --seed 1
     ;;
   test)
-    install_missing "${packages[@]}" "${evaluation_packages[@]}"
+    install_missing "${packages[@]}" "${evaluation_packages[@]}" \
+      "${fuzz_packages[@]}"
     build
     meson test -C build --print-errorlogs
+    # The fuzz targets need the whole project built by clang: a build
+    # directory of their own, and a short run of each.
+    if [ ! -f build-fuzz/build.ninja ]; then
+      CC=clang meson setup build-fuzz
+    fi
+    meson test -C build-fuzz --suite fuzz --print-errorlogs
     ;;
   evaluate)
     install_missing "${packages[@]}" "${evaluation_packages[@]}"
@@ -63,7 +74,8 @@ case "${1:-run}" in
     /usr/bin/python3 tools/evaluate.py "$@"
     ;;
   install-only)
-    install_missing "${packages[@]}" "${evaluation_packages[@]}"
+    install_missing "${packages[@]}" "${evaluation_packages[@]}" \
+      "${fuzz_packages[@]}"
     ;;
   *)
     echo "usage: $0 [run|test|evaluate [evaluate.py options]|install-only]" >&2

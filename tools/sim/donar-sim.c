@@ -120,7 +120,7 @@ main (int argc, char **argv)
     {"histogram", 0, 0, G_OPTION_ARG_FILENAME, &histogram,
         "write the latencies of all delivered frames to FILE as CSV rows "
           "latency_ms,frames", "FILE"},
-    {NULL}
+    G_OPTION_ENTRY_NULL
   };
   GOptionContext *context;
   GError *error = NULL;
