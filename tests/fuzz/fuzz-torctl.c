@@ -63,8 +63,7 @@ parse_reply (const DonarTorctlReply * reply)
   DonarTorctlCircuit circuit;
   GHashTable *values = NULL;
 
-  FUZZ_CHECK (reply->n_lines >= 1 &&
-      reply->n_lines <= DONAR_TORCTL_MAX_LINES);
+  FUZZ_CHECK (reply->n_lines >= 1 && reply->n_lines <= DONAR_TORCTL_MAX_LINES);
   FUZZ_CHECK (reply->code >= 200 && reply->code <= 699);
   donar_torctl_reply_is_event (reply, NULL);
   donar_torctl_reply_is_event (reply, "CIRC");
@@ -89,8 +88,7 @@ parse_reply (const DonarTorctlReply * reply)
     g_hash_table_unref (values);
   }
   memset (&bootstrap, 0, sizeof bootstrap);
-  if (donar_torctl_parse_bootstrap_event (reply, &bootstrap) ==
-      DONAR_TORCTL_OK)
+  if (donar_torctl_parse_bootstrap_event (reply, &bootstrap) == DONAR_TORCTL_OK)
     donar_torctl_bootstrap_clear (&bootstrap);
   memset (&circuit, 0, sizeof circuit);
   if (donar_torctl_parse_circuit_event (reply, &circuit) == DONAR_TORCTL_OK)

@@ -84,7 +84,8 @@ test_connect (void)
     "", "a b.onion", ONION "\r\n", "a..onion", ".onion", "onion.",
     "-a.onion", "a-.onion", "a_b.onion", "a/b.onion", "a:443",
     "caf\xc3\xa9.onion",
-    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.onion",  /* a label of 64 bytes: one too many */
+    /* A label of 64 bytes: one too many. */
+    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.onion",
   };
 
   g_assert_cmpint (donar_socks_build_connect (ONION, 443, out, sizeof out,

@@ -341,8 +341,8 @@ test_data_bound (void)
   replies = read_in_chunks (most, strlen (most), 4096, &error);
   g_assert_cmpint (error, ==, DONAR_TORCTL_OK);
   g_assert_cmpuint (replies->len, ==, 1);
-  g_assert_cmpuint (((DonarTorctlReply *) replies->pdata[0])->lines[0].
-      data_length, ==, fitting * 100);
+  g_assert_cmpuint (((DonarTorctlReply *) replies->pdata[0])->
+      lines[0].data_length, ==, fitting * 100);
   g_ptr_array_unref (replies);
   replies = read_in_chunks (over, strlen (over), 4096, &error);
   g_assert_cmpint (error, ==, DONAR_TORCTL_ERROR_DATA_TOO_LONG);
