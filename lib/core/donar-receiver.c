@@ -53,7 +53,9 @@ donar_receiver_accept (DonarReceiver * receiver, guint32 seq)
     bit_set (receiver, seq, TRUE);
     return DONAR_RECEIVED_NEW;
   }
-  if (-ahead >= DONAR_RECEIVER_WINDOW)
+  /* Not -ahead: half the number space away, ahead is G_MININT32, whose
+   * negation overflows. */
+  if (ahead <= -DONAR_RECEIVER_WINDOW)
     return DONAR_RECEIVED_TOO_OLD;
   if (bit_get (receiver, seq))
     return DONAR_RECEIVED_DUPLICATE;

@@ -64,6 +64,22 @@ test_bounded_window (void)
   g_assert_cmpuint (sizeof r, <=, DONAR_RECEIVER_WINDOW / 8 + 16);
 }
 
+/* A number exactly half the space away (found by fuzz-session): its
+ * distance is G_MININT32, which must not be negated. */
+static void
+test_half_the_space_away (void)
+{
+  DonarReceiver r;
+
+  donar_receiver_reset (&r);
+  donar_receiver_accept (&r, 5);
+  g_assert_cmpint (donar_receiver_accept (&r, 5 + 0x80000000u), ==,
+      DONAR_RECEIVED_TOO_OLD);
+  g_assert_cmpuint (donar_receiver_count_newer (&r, 5 + 0x80000000u), ==, 0);
+  g_assert_false (donar_receiver_has (&r, 5 + 0x80000000u));
+  g_assert_cmpuint (r.highest, ==, 5);
+}
+
 static void
 test_count_newer (void)
 {
@@ -91,5 +107,6 @@ main (int argc, char **argv)
   g_test_add_func ("/receiver/wraparound", test_wraparound);
   g_test_add_func ("/receiver/bounded-window", test_bounded_window);
   g_test_add_func ("/receiver/count-newer", test_count_newer);
+  g_test_add_func ("/receiver/half-the-space-away", test_half_the_space_away);
   return g_test_run ();
 }
