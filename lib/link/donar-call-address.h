@@ -1,0 +1,51 @@
+/* The call address: the one string a callee gives its caller.
+ *
+ *   donar://<56 base32>.onion:<port>?secret=<64 hex>[&auth=<52 base32>]
+ *
+ * It names the callee's onion service, carries the call secret the links
+ * prove they belong to (docs/protocol.md) and, when the onion requires
+ * client authorization, the caller's x25519 private key for it.  Whoever
+ * holds the string can call: it travels like a password.  For tests and
+ * the plain-UDP ceiling the host may also be 127.0.0.1 (no Tor). */
+#ifndef DONAR_CALL_ADDRESS_H
+#define DONAR_CALL_ADDRESS_H
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define DONAR_CALL_SECRET_LENGTH 32
+#define DONAR_ONION_ID_LENGTH 56
+#define DONAR_CLIENT_AUTH_KEY_LENGTH 52
+
+#define DONAR_CALL_ADDRESS_ERROR (donar_call_address_error_quark ())
+GQuark donar_call_address_error_quark (void);
+
+typedef enum
+{
+  DONAR_CALL_ADDRESS_ERROR_SYNTAX,
+  DONAR_CALL_ADDRESS_ERROR_HOST,
+  DONAR_CALL_ADDRESS_ERROR_PORT,
+  DONAR_CALL_ADDRESS_ERROR_SECRET,
+  DONAR_CALL_ADDRESS_ERROR_AUTH,
+} DonarCallAddressError;
+
+typedef struct
+{
+  gchar *host;                  /* "<id>.onion" or "127.0.0.1" */
+  guint16 port;
+  guint8 secret[DONAR_CALL_SECRET_LENGTH];
+  gchar *client_auth_key;       /* NULL: the onion needs none */
+} DonarCallAddress;
+
+gboolean donar_call_address_parse (const gchar * text,
+    DonarCallAddress * address, GError ** error);
+gchar *donar_call_address_to_string (const DonarCallAddress * address);
+/* Frees the strings and erases the secret and the key. */
+void donar_call_address_clear (DonarCallAddress * address);
+
+gboolean donar_onion_host_is_valid (const gchar * host);
+
+G_END_DECLS
+
+#endif /* DONAR_CALL_ADDRESS_H */

@@ -1,0 +1,141 @@
+/* The caller's side of a link: TCP to Tor's SocksPort, SOCKS5 with a
+ * username of its own, CONNECT to the onion by name; and dialing again,
+ * with backoff, when that fails or the link breaks. */
+#include "donar-link-engine-private.h"
+
+#include "donar-backoff.h"
+
+#include <string.h>
+
+static void
+on_timer (evutil_socket_t fd, short what, gpointer user_data)
+{
+  DonarLink *link = user_data;
+  gint64 now = g_get_monotonic_time ();
+
+  donar_link_engine_lock (link->engine);
+  if (link->state == DONAR_LINK_WAITING)
+    donar_link_dial (link);
+  else if (link->state == DONAR_LINK_CONNECTING ||
+      link->state == DONAR_LINK_SOCKS)
+    donar_link_close (link, now, "no connection within %" G_GINT64_FORMAT
+        " s", link->engine->settings.connect_timeout_us / G_USEC_PER_SEC);
+  donar_link_engine_unlock (link->engine);
+}
+
+static void
+arm_timer (DonarLink * link, gint64 delay_us)
+{
+  struct timeval tv = { delay_us / G_USEC_PER_SEC, delay_us % G_USEC_PER_SEC };
+
+  if (link->timer == NULL)
+    link->timer = evtimer_new (link->engine->base, on_timer, link);
+  evtimer_add (link->timer, &tv);
+}
+
+void
+donar_link_schedule_dial (DonarLink * link, gint64 now)
+{
+  const DonarLinkEngineSettings *s = &link->engine->settings;
+  gint64 delay = donar_backoff_delay (link->attempt, s->backoff_min_us,
+      s->backoff_max_us, g_rand_double (link->engine->rand));
+
+  link->attempt++;
+  link->state = DONAR_LINK_WAITING;
+  arm_timer (link, delay);
+}
+
+void
+donar_link_dial (DonarLink * link)
+{
+  DonarLinkEngine *engine = link->engine;
+  const DonarLinkEngineSettings *s = &engine->settings;
+  g_autofree gchar *target = g_strdup_printf ("127.0.0.1:%u",
+      s->socks_port ? s->socks_port : s->peer_port);
+  struct sockaddr_storage address;
+  int address_length = sizeof address;
+
+  link->dials++;
+  link->state = DONAR_LINK_CONNECTING;
+  evutil_parse_sockaddr_port (target, (struct sockaddr *) &address,
+      &address_length);
+  link->bev = bufferevent_socket_new (engine->base, -1, BEV_OPT_CLOSE_ON_FREE);
+  donar_link_setcb (link);
+  bufferevent_enable (link->bev, EV_READ | EV_WRITE);
+  arm_timer (link, s->connect_timeout_us);
+  if (bufferevent_socket_connect (link->bev, (struct sockaddr *) &address,
+          address_length) < 0)
+    donar_link_close (link, g_get_monotonic_time (), "cannot connect to %s",
+        target);
+}
+
+static void
+send_auth (DonarLink * link)
+{
+  DonarLinkEngine *engine = link->engine;
+  guint8 request[DONAR_SOCKS_MAX_AUTH_LENGTH];
+  gsize written;
+  /* Tor puts streams with different credentials on different circuits
+   * (IsolateSOCKSAuth): one username per link and per dial, so that a link
+   * dialed again after a failure gets a fresh circuit too. */
+  g_autofree gchar *username = g_strdup_printf ("donar-%08x-%u-%u",
+      engine->call_nonce, link->index, link->generation++);
+
+  donar_socks_build_auth (username, "donar", request, sizeof request, &written);
+  bufferevent_write (link->bev, request, written);
+}
+
+static gboolean
+send_connect (DonarLink * link, gint64 now)
+{
+  const DonarLinkEngineSettings *s = &link->engine->settings;
+  guint8 request[DONAR_SOCKS_MAX_CONNECT_LENGTH];
+  gsize written;
+  DonarSocksError error = donar_socks_build_connect (s->peer_host,
+      s->peer_port, request, sizeof request, &written);
+
+  if (error != DONAR_SOCKS_OK) {
+    donar_link_close (link, now, "cannot ask Tor for %s: %s", s->peer_host,
+        donar_socks_error_message (error));
+    return FALSE;
+  }
+  bufferevent_write (link->bev, request, written);
+  return TRUE;
+}
+
+/* Feeds Tor's SOCKS replies; TRUE while the link lives.  Once open,
+ * *data and *length are what followed the last reply: the peer's first
+ * bytes. */
+gboolean
+donar_link_socks_read (DonarLink * link, const guint8 ** data,
+    gsize * length, gint64 now)
+{
+  while (*length > 0 && link->state == DONAR_LINK_SOCKS) {
+    gboolean reply_done = FALSE;
+    DonarSocksError error = donar_socks_reader_feed (&link->socks, data,
+        length, &reply_done);
+
+    if (error != DONAR_SOCKS_OK) {
+      donar_link_close (link, now, "Tor: %s",
+          donar_socks_error_message (error));
+      return FALSE;
+    }
+    if (!reply_done)
+      continue;
+    switch (link->socks.stage) {
+      case DONAR_SOCKS_STAGE_AUTH:
+        send_auth (link);
+        break;
+      case DONAR_SOCKS_STAGE_CONNECT:
+        if (!send_connect (link, now))
+          return FALSE;
+        break;
+      case DONAR_SOCKS_STAGE_OPEN:
+        donar_link_open (link, now);
+        break;
+      default:
+        break;
+    }
+  }
+  return TRUE;
+}

@@ -1,0 +1,142 @@
+/* What the files of the link engine share: the engine and its links.
+ * Everything here belongs to the engine's thread and is touched with
+ * engine->lock held, except where a field says otherwise. */
+#ifndef DONAR_LINK_ENGINE_PRIVATE_H
+#define DONAR_LINK_ENGINE_PRIVATE_H
+
+#include "donar-link-engine.h"
+#include "donar-record-queue.h"
+
+#include <donar-socks.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  DONAR_LINK_IDLE,              /* callee: no connection; caller: stopped */
+  DONAR_LINK_WAITING,           /* caller: backoff before the next dial */
+  DONAR_LINK_CONNECTING,        /* caller: TCP to the SocksPort or the peer */
+  DONAR_LINK_SOCKS,             /* caller: SOCKS5 exchange with Tor */
+  DONAR_LINK_OPEN,
+} DonarLinkState;
+
+typedef struct
+{
+  DonarLinkEngine *engine;
+  guint index;
+  DonarLinkState state;
+  struct bufferevent *bev;
+  struct event *timer;          /* backoff or dial timeout */
+  DonarSocksReader socks;
+  DonarRecordQueue queue;
+  guint attempt;                /* failed dials since the last good link */
+  guint generation;             /* makes each dial's SOCKS username new */
+  gint64 opened_at;
+  gint64 full_since;            /* 0: the queue is not at its cap */
+  guint64 dials;
+  gchar last_error[96];
+} DonarLink;
+
+typedef struct
+{
+  DonarLinkEngine *engine;
+  struct bufferevent *bev;
+  struct event *timeout;
+} DonarPendingConnection;
+
+typedef struct
+{
+  DonarLinkEventType type;
+  guint link;
+  gchar *message;
+} DonarQueuedEvent;
+
+struct _DonarLinkEngine
+{
+  DonarLinkEngineSettings settings;
+  DonarLinkEventFunc on_event;
+  gpointer user_data;
+
+  GMutex lock;
+  DonarSession *session;
+  gsize max_frame;
+  struct event_base *base;
+  struct event *wake_event;
+  struct event *expiry_event;
+  struct event *tick_event;
+  struct evconnlistener *listener;
+  guint16 listen_port;
+  GThread *thread;
+  gboolean started;
+  gboolean stopped;
+  guint32 call_nonce;
+  GRand *rand;
+
+  DonarLink links[DONAR_MAX_LINKS];
+  guint links_up;
+  gint64 no_link_since;
+  gboolean peer_unreachable_reported;
+  GList *pending;               /* DonarPendingConnection */
+  guint n_pending;
+
+  /* Only the engine's thread touches these, outside the lock: events are
+   * raised after it is released, so that a handler may read the stats. */
+  GArray *events;               /* DonarQueuedEvent */
+
+  guint64 connections_opened;
+  guint64 connections_failed;
+  guint64 connections_rejected;
+  guint64 stalls;
+
+  /* Frames from the application: in_lock. */
+  GMutex in_lock;
+  GQueue in_frames;             /* GBytes */
+
+  /* Frames to the application: out_lock (taken after lock, never
+   * before). */
+  GMutex out_lock;
+  GCond out_cond;
+  GQueue out_frames;            /* DonarLinkFrame */
+  gboolean flushing;
+  guint64 frames_dropped;
+};
+
+/* donar-link-engine.c */
+void donar_link_engine_raise (DonarLinkEngine * engine,
+    DonarLinkEventType type, guint link, const gchar * format, ...)
+    G_GNUC_PRINTF (4, 5);
+void donar_link_engine_lock (DonarLinkEngine * engine);
+void donar_link_engine_unlock (DonarLinkEngine * engine);
+
+/* donar-link.c: one link's connection, both roles */
+void donar_link_init (DonarLink * link, DonarLinkEngine * engine,
+    guint index);
+void donar_link_open (DonarLink * link, gint64 now);
+void donar_link_close (DonarLink * link, gint64 now, const gchar * format,
+    ...) G_GNUC_PRINTF (3, 4);
+void donar_link_write (DonarLink * link, const guint8 * record,
+    gsize length, gint64 now);
+void donar_link_take_connection (DonarLink * link, struct bufferevent *bev,
+    gint64 now);
+void donar_link_check_stall (DonarLink * link, gint64 now);
+void donar_link_dispose (DonarLink * link);
+void donar_link_setcb (DonarLink * link);
+
+/* donar-link-dial.c: the caller's side */
+void donar_link_dial (DonarLink * link);
+void donar_link_schedule_dial (DonarLink * link, gint64 now);
+gboolean donar_link_socks_read (DonarLink * link, const guint8 ** data,
+    gsize * length, gint64 now);
+
+/* donar-link-accept.c: the callee's side */
+gboolean donar_link_engine_listen (DonarLinkEngine * engine, GError ** error);
+void donar_link_engine_drop_pending (DonarLinkEngine * engine);
+
+void donar_link_set_nodelay (struct bufferevent *bev);
+
+G_END_DECLS
+
+#endif /* DONAR_LINK_ENGINE_PRIVATE_H */

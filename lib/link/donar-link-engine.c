@@ -1,0 +1,535 @@
+/* The link engine (donar-link-engine.h): its thread, its timers, and the
+ * glue between the session and the links. */
+#include "donar-link-engine-private.h"
+
+#include <event2/thread.h>
+#include <string.h>
+
+GQuark
+donar_link_engine_error_quark (void)
+{
+  return g_quark_from_static_string ("donar-link-engine-error-quark");
+}
+
+/* Housekeeping: stalled links, a peer that is gone. */
+#define TICK_US (250 * G_TIME_SPAN_MILLISECOND)
+
+const gchar *
+donar_link_event_type_to_string (DonarLinkEventType type)
+{
+  switch (type) {
+    case DONAR_LINK_EVENT_LISTENING:
+      return "listening";
+    case DONAR_LINK_EVENT_LINK_UP:
+      return "link-up";
+    case DONAR_LINK_EVENT_LINK_DOWN:
+      return "link-down";
+    case DONAR_LINK_EVENT_ALL_LINKS_UP:
+      return "all-links-up";
+    case DONAR_LINK_EVENT_NO_LINK_LEFT:
+      return "no-link-left";
+    case DONAR_LINK_EVENT_REJECTED:
+      return "rejected";
+    case DONAR_LINK_EVENT_PEER_UNREACHABLE:
+      return "peer-unreachable";
+  }
+  return "unknown";
+}
+
+void
+donar_link_engine_settings_init (DonarLinkEngineSettings * settings,
+    DonarRole role)
+{
+  memset (settings, 0, sizeof *settings);
+  settings->role = role;
+  donar_config_init (&settings->config);
+  settings->socks_host = g_strdup ("127.0.0.1");
+  /* 16 records of 498 bytes: 0.64 s of 40-ms frames, beyond which a voice
+   * frame is worthless anyway. */
+  settings->link_queue_bytes = 16 * DONAR_CELL_PAYLOAD;
+  settings->stall_timeout_us = 5 * G_TIME_SPAN_SECOND;
+  settings->connect_timeout_us = 60 * G_TIME_SPAN_SECOND;
+  settings->hello_timeout_us = 10 * G_TIME_SPAN_SECOND;
+  settings->backoff_min_us = 500 * G_TIME_SPAN_MILLISECOND;
+  settings->backoff_max_us = 30 * G_TIME_SPAN_SECOND;
+  settings->peer_timeout_us = 60 * G_TIME_SPAN_SECOND;
+  settings->receive_queue_frames = 256;
+  settings->max_pending_connections = 64;
+}
+
+void
+donar_link_engine_settings_clear (DonarLinkEngineSettings * settings)
+{
+  g_clear_pointer (&settings->peer_host, g_free);
+  g_clear_pointer (&settings->socks_host, g_free);
+  explicit_bzero (settings->secret, sizeof settings->secret);
+  settings->secret_length = 0;
+}
+
+static void
+copy_settings (DonarLinkEngineSettings * to,
+    const DonarLinkEngineSettings * from)
+{
+  *to = *from;
+  to->peer_host = g_strdup (from->peer_host);
+  to->socks_host = g_strdup (from->socks_host);
+}
+
+static gboolean
+check_settings (const DonarLinkEngineSettings * s, GError ** error)
+{
+  const gchar *problem = NULL;
+  DonarError config_error = donar_config_validate (&s->config);
+
+  if (config_error != DONAR_OK)
+    problem = donar_error_to_string (config_error);
+  else if (s->secret_length == 0 || s->secret_length > sizeof s->secret)
+    problem = "the call secret must be 1 to 64 bytes";
+  else if (s->role == DONAR_ROLE_CALLER && (s->peer_host == NULL ||
+          s->peer_port == 0))
+    problem = "a caller needs the peer's host and port";
+  else if (s->role == DONAR_ROLE_CALLER && s->socks_port == 0 &&
+      strcmp (s->peer_host, "127.0.0.1") != 0)
+    problem = "without a SocksPort the peer must be on 127.0.0.1 "
+        "(an onion is reached only through Tor)";
+  else if (s->role == DONAR_ROLE_CALLER && s->socks_port != 0 &&
+      g_strcmp0 (s->socks_host, "127.0.0.1") != 0)
+    problem = "Tor's SocksPort must be on 127.0.0.1";
+  else if (s->link_queue_bytes < DONAR_CELL_PAYLOAD)
+    problem = "link-queue-bytes must hold at least one record";
+  else if (s->stall_timeout_us <= 0 || s->connect_timeout_us <= 0 ||
+      s->hello_timeout_us <= 0 || s->backoff_min_us <= 0 ||
+      s->backoff_max_us < s->backoff_min_us || s->peer_timeout_us <= 0)
+    problem = "every timeout must be positive, and the backoff maximum "
+        "at least its minimum";
+  else if (s->receive_queue_frames == 0 || s->max_pending_connections == 0)
+    problem = "the receive queue and the pending connections need room";
+  if (problem == NULL)
+    return TRUE;
+  g_set_error (error, DONAR_LINK_ENGINE_ERROR,
+      DONAR_LINK_ENGINE_ERROR_SETTINGS, "invalid link engine settings: %s",
+      problem);
+  return FALSE;
+}
+
+void
+donar_link_engine_raise (DonarLinkEngine * engine, DonarLinkEventType type,
+    guint link, const gchar * format, ...)
+{
+  DonarQueuedEvent event = { type, link, NULL };
+  va_list args;
+
+  va_start (args, format);
+  event.message = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_array_append_val (engine->events, event);
+}
+
+static void
+rearm_expiry (DonarLinkEngine * engine)
+{
+  gint64 delay = donar_session_get_expiry (engine->session) -
+      g_get_monotonic_time ();
+  struct timeval tv;
+
+  if (delay < 0)
+    delay = 0;
+  tv.tv_sec = delay / G_USEC_PER_SEC;
+  tv.tv_usec = delay % G_USEC_PER_SEC;
+  evtimer_add (engine->expiry_event, &tv);
+}
+
+void
+donar_link_engine_lock (DonarLinkEngine * engine)
+{
+  g_mutex_lock (&engine->lock);
+}
+
+/* Also re-arms the window timer, which anything done under the lock may
+ * have moved, and then raises the events queued meanwhile. */
+void
+donar_link_engine_unlock (DonarLinkEngine * engine)
+{
+  guint links_up;
+
+  rearm_expiry (engine);
+  links_up = engine->links_up;
+  g_mutex_unlock (&engine->lock);
+
+  for (guint i = 0; i < engine->events->len; i++) {
+    DonarQueuedEvent *queued = &g_array_index (engine->events,
+        DonarQueuedEvent, i);
+    DonarLinkEvent event = { queued->type, queued->link, links_up,
+      queued->message
+    };
+
+    if (engine->on_event)
+      engine->on_event (&event, engine->user_data);
+    g_free (queued->message);
+  }
+  g_array_set_size (engine->events, 0);
+}
+
+static void
+session_send (gpointer user_data, guint link, const guint8 * record,
+    gsize length)
+{
+  DonarLinkEngine *engine = user_data;
+
+  donar_link_write (&engine->links[link], record, length,
+      g_get_monotonic_time ());
+}
+
+static void
+session_deliver (gpointer user_data, guint32 seq, const guint8 * data,
+    gsize length, guint link, gboolean piggybacked)
+{
+  DonarLinkEngine *engine = user_data;
+  DonarLinkFrame *frame = g_malloc (sizeof *frame + length);
+
+  frame->seq = seq;
+  frame->link = link;
+  frame->piggybacked = piggybacked;
+  frame->arrival_us = g_get_monotonic_time ();
+  frame->length = length;
+  memcpy (frame->data, data, length);
+
+  g_mutex_lock (&engine->out_lock);
+  while (engine->out_frames.length >= engine->settings.receive_queue_frames) {
+    g_free (g_queue_pop_head (&engine->out_frames));
+    engine->frames_dropped++;
+  }
+  g_queue_push_tail (&engine->out_frames, frame);
+  g_cond_signal (&engine->out_cond);
+  g_mutex_unlock (&engine->out_lock);
+}
+
+static void
+on_wake (evutil_socket_t fd, short what, gpointer user_data)
+{
+  DonarLinkEngine *engine = user_data;
+  GQueue frames = G_QUEUE_INIT;
+  GBytes *frame;
+
+  g_mutex_lock (&engine->in_lock);
+  frames = engine->in_frames;
+  g_queue_init (&engine->in_frames);
+  g_mutex_unlock (&engine->in_lock);
+
+  donar_link_engine_lock (engine);
+  while ((frame = g_queue_pop_head (&frames))) {
+    gsize length;
+    const guint8 *data = g_bytes_get_data (frame, &length);
+
+    /* DONAR_ERROR_NO_LINK is counted by the session (frames_unsent); the
+     * size was checked on the way in. */
+    donar_session_send_frame (engine->session, data, length,
+        g_get_monotonic_time ());
+    g_bytes_unref (frame);
+  }
+  donar_link_engine_unlock (engine);
+}
+
+static void
+on_expiry (evutil_socket_t fd, short what, gpointer user_data)
+{
+  DonarLinkEngine *engine = user_data;
+
+  donar_link_engine_lock (engine);
+  donar_session_handle_expiry (engine->session, g_get_monotonic_time ());
+  donar_link_engine_unlock (engine);
+}
+
+static void
+on_tick (evutil_socket_t fd, short what, gpointer user_data)
+{
+  DonarLinkEngine *engine = user_data;
+  gint64 now = g_get_monotonic_time ();
+
+  donar_link_engine_lock (engine);
+  for (guint i = 0; i < engine->settings.config.n_links; i++)
+    donar_link_check_stall (&engine->links[i], now);
+  if (engine->links_up == 0 && !engine->peer_unreachable_reported &&
+      now - engine->no_link_since >= engine->settings.peer_timeout_us) {
+    const gchar *last = engine->links[0].last_error;
+
+    engine->peer_unreachable_reported = TRUE;
+    donar_link_engine_raise (engine, DONAR_LINK_EVENT_PEER_UNREACHABLE,
+        G_MAXUINT, "no link to the peer for %" G_GINT64_FORMAT " s%s%s",
+        (now - engine->no_link_since) / G_USEC_PER_SEC,
+        last[0] ? "; last error: " : "", last);
+  }
+  donar_link_engine_unlock (engine);
+}
+
+static void
+use_libevent_threads_once (void)
+{
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done)) {
+    evthread_use_pthreads ();
+    g_once_init_leave (&done, 1);
+  }
+}
+
+DonarLinkEngine *
+donar_link_engine_new (const DonarLinkEngineSettings * settings,
+    DonarLinkEventFunc on_event, gpointer user_data, GError ** error)
+{
+  DonarLinkEngine *engine;
+  DonarCallbacks callbacks = { session_send, session_deliver };
+  DonarError session_error;
+  struct timeval tick = { 0, TICK_US };
+
+  if (!check_settings (settings, error))
+    return NULL;
+  use_libevent_threads_once ();
+
+  engine = g_new0 (DonarLinkEngine, 1);
+  copy_settings (&engine->settings, settings);
+  engine->rand = g_rand_new ();
+  if (engine->settings.config.seed == 0)
+    engine->settings.config.seed = g_rand_int_range (engine->rand, 1,
+        G_MAXINT32);
+  engine->call_nonce = g_rand_int (engine->rand);
+  engine->on_event = on_event;
+  engine->user_data = user_data;
+  g_mutex_init (&engine->lock);
+  g_mutex_init (&engine->in_lock);
+  g_mutex_init (&engine->out_lock);
+  g_cond_init (&engine->out_cond);
+  g_queue_init (&engine->in_frames);
+  g_queue_init (&engine->out_frames);
+  engine->events = g_array_new (FALSE, FALSE, sizeof (DonarQueuedEvent));
+
+  engine->session = donar_session_new (&engine->settings.config,
+      settings->role, settings->secret, settings->secret_length, &callbacks,
+      engine, g_get_monotonic_time (), &session_error);
+  if (engine->session == NULL) {
+    g_set_error (error, DONAR_LINK_ENGINE_ERROR,
+        DONAR_LINK_ENGINE_ERROR_SETTINGS, "cannot make the session: %s",
+        donar_error_to_string (session_error));
+    donar_link_engine_free (engine);
+    return NULL;
+  }
+  engine->max_frame = donar_session_get_max_frame (engine->session);
+
+  engine->base = event_base_new ();
+  engine->wake_event = event_new (engine->base, -1, 0, on_wake, engine);
+  engine->expiry_event = evtimer_new (engine->base, on_expiry, engine);
+  engine->tick_event = event_new (engine->base, -1, EV_PERSIST, on_tick,
+      engine);
+  evtimer_add (engine->tick_event, &tick);
+  for (guint i = 0; i < DONAR_MAX_LINKS; i++)
+    donar_link_init (&engine->links[i], engine, i);
+  return engine;
+}
+
+static gpointer
+run_loop (gpointer user_data)
+{
+  DonarLinkEngine *engine = user_data;
+
+  event_base_loop (engine->base, EVLOOP_NO_EXIT_ON_EMPTY);
+  return NULL;
+}
+
+gboolean
+donar_link_engine_start (DonarLinkEngine * engine, GError ** error)
+{
+  g_return_val_if_fail (engine != NULL, FALSE);
+
+  if (engine->started) {
+    g_set_error (error, DONAR_LINK_ENGINE_ERROR,
+        DONAR_LINK_ENGINE_ERROR_STATE, "the link engine is already started");
+    return FALSE;
+  }
+  engine->started = TRUE;
+  engine->no_link_since = g_get_monotonic_time ();
+
+  donar_link_engine_lock (engine);
+  if (engine->settings.role == DONAR_ROLE_CALLEE) {
+    if (!donar_link_engine_listen (engine, error)) {
+      g_mutex_unlock (&engine->lock);
+      return FALSE;
+    }
+  } else {
+    for (guint i = 0; i < engine->settings.config.n_links; i++)
+      donar_link_dial (&engine->links[i]);
+  }
+  /* The events of the start are raised on the engine's thread like the
+   * others: the loop is not running yet, so they wait in the queue until
+   * the first callback releases the lock. */
+  rearm_expiry (engine);
+  g_mutex_unlock (&engine->lock);
+  event_active (engine->wake_event, 0, 0);
+
+  engine->thread = g_thread_new ("donar-links", run_loop, engine);
+  return TRUE;
+}
+
+guint16
+donar_link_engine_get_listen_port (DonarLinkEngine * engine)
+{
+  return engine->listen_port;
+}
+
+gsize
+donar_link_engine_get_max_frame (DonarLinkEngine * engine)
+{
+  return engine->max_frame;
+}
+
+gboolean
+donar_link_engine_send_frame (DonarLinkEngine * engine, const guint8 * frame,
+    gsize length, GError ** error)
+{
+  if (length == 0 || length > engine->max_frame) {
+    g_set_error (error, DONAR_LINK_ENGINE_ERROR,
+        DONAR_LINK_ENGINE_ERROR_FRAME_TOO_LARGE,
+        "a frame of %" G_GSIZE_FORMAT " bytes: DONAR carries 1 to %"
+        G_GSIZE_FORMAT " bytes per frame with these settings (one Tor cell)",
+        length, engine->max_frame);
+    return FALSE;
+  }
+  if (!engine->started || engine->stopped) {
+    g_set_error (error, DONAR_LINK_ENGINE_ERROR,
+        DONAR_LINK_ENGINE_ERROR_STOPPED, "the link engine is not running");
+    return FALSE;
+  }
+  g_mutex_lock (&engine->in_lock);
+  g_queue_push_tail (&engine->in_frames, g_bytes_new (frame, length));
+  g_mutex_unlock (&engine->in_lock);
+  event_active (engine->wake_event, 0, 0);
+  return TRUE;
+}
+
+DonarLinkFrame *
+donar_link_engine_pop_frame (DonarLinkEngine * engine, gint64 end_time)
+{
+  DonarLinkFrame *frame = NULL;
+
+  g_mutex_lock (&engine->out_lock);
+  while (!engine->flushing && g_queue_is_empty (&engine->out_frames)) {
+    if (end_time == 0)
+      break;
+    if (end_time < 0)
+      g_cond_wait (&engine->out_cond, &engine->out_lock);
+    else if (!g_cond_wait_until (&engine->out_cond, &engine->out_lock,
+            end_time))
+      break;
+  }
+  if (!engine->flushing)
+    frame = g_queue_pop_head (&engine->out_frames);
+  g_mutex_unlock (&engine->out_lock);
+  return frame;
+}
+
+void
+donar_link_engine_set_flushing (DonarLinkEngine * engine, gboolean flushing)
+{
+  g_mutex_lock (&engine->out_lock);
+  engine->flushing = flushing;
+  g_cond_broadcast (&engine->out_cond);
+  g_mutex_unlock (&engine->out_lock);
+}
+
+void
+donar_link_engine_get_stats (DonarLinkEngine * engine,
+    DonarLinkEngineStats * stats)
+{
+  memset (stats, 0, sizeof *stats);
+  g_mutex_lock (&engine->lock);
+  donar_session_get_stats (engine->session, &stats->session);
+  stats->links_up = engine->links_up;
+  stats->connections_opened = engine->connections_opened;
+  stats->connections_failed = engine->connections_failed;
+  stats->connections_rejected = engine->connections_rejected;
+  stats->stalls = engine->stalls;
+  for (guint i = 0; i < DONAR_MAX_LINKS; i++)
+    stats->records_dropped += engine->links[i].queue.dropped_records;
+  g_mutex_lock (&engine->out_lock);
+  stats->frames_dropped = engine->frames_dropped;
+  g_mutex_unlock (&engine->out_lock);
+  g_mutex_unlock (&engine->lock);
+}
+
+gboolean
+donar_link_engine_get_link_stats (DonarLinkEngine * engine, guint index,
+    DonarLinkEngineLinkStats * stats)
+{
+  DonarLink *link;
+
+  memset (stats, 0, sizeof *stats);
+  if (index >= engine->settings.config.n_links)
+    return FALSE;
+  link = &engine->links[index];
+  g_mutex_lock (&engine->lock);
+  donar_session_get_link_stats (engine->session, index, &stats->session);
+  stats->open = link->state == DONAR_LINK_OPEN;
+  stats->dials = link->dials;
+  stats->records_dropped = link->queue.dropped_records;
+  stats->queued_bytes = link->queue.bytes;
+  g_strlcpy (stats->last_error, link->last_error, sizeof stats->last_error);
+  g_mutex_unlock (&engine->lock);
+  return TRUE;
+}
+
+static void
+on_stop (evutil_socket_t fd, short what, gpointer user_data)
+{
+  event_base_loopbreak (user_data);
+}
+
+void
+donar_link_engine_stop (DonarLinkEngine * engine)
+{
+  if (engine == NULL || engine->stopped)
+    return;
+  engine->stopped = TRUE;
+  donar_link_engine_set_flushing (engine, TRUE);
+  if (engine->thread) {
+    event_base_once (engine->base, -1, EV_TIMEOUT, on_stop, engine->base, NULL);
+    g_thread_join (engine->thread);
+    engine->thread = NULL;
+  }
+  /* The thread is gone: what it owned is ours to close. */
+  g_mutex_lock (&engine->lock);
+  for (guint i = 0; i < DONAR_MAX_LINKS; i++)
+    donar_link_dispose (&engine->links[i]);
+  donar_link_engine_drop_pending (engine);
+  g_clear_pointer (&engine->listener, evconnlistener_free);
+  engine->links_up = 0;
+  g_mutex_unlock (&engine->lock);
+  for (guint i = 0; i < engine->events->len; i++)
+    g_free (g_array_index (engine->events, DonarQueuedEvent, i).message);
+  g_array_set_size (engine->events, 0);
+}
+
+void
+donar_link_engine_free (DonarLinkEngine * engine)
+{
+  if (engine == NULL)
+    return;
+  if (engine->started)
+    donar_link_engine_stop (engine);
+  for (guint i = 0; i < DONAR_MAX_LINKS; i++)
+    donar_link_dispose (&engine->links[i]);
+  g_clear_pointer (&engine->wake_event, event_free);
+  g_clear_pointer (&engine->expiry_event, event_free);
+  g_clear_pointer (&engine->tick_event, event_free);
+  g_clear_pointer (&engine->base, event_base_free);
+  g_clear_pointer (&engine->session, donar_session_free);
+  g_queue_clear_full (&engine->in_frames, (GDestroyNotify) g_bytes_unref);
+  g_queue_clear_full (&engine->out_frames, g_free);
+  if (engine->events)
+    g_array_unref (engine->events);
+  g_clear_pointer (&engine->rand, g_rand_free);
+  donar_link_engine_settings_clear (&engine->settings);
+  g_mutex_clear (&engine->lock);
+  g_mutex_clear (&engine->in_lock);
+  g_mutex_clear (&engine->out_lock);
+  g_cond_clear (&engine->out_cond);
+  g_free (engine);
+}

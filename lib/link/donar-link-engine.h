@@ -1,0 +1,174 @@
+/* The link engine: the protocol core of lib/core over real TCP links.
+ *
+ * One event-loop thread (libevent) owns the links and the DonarSession.
+ * A caller dials its links through Tor's SocksPort, one SOCKS username per
+ * link so that Tor gives each its own circuit (IsolateSOCKSAuth), naming
+ * the .onion host to Tor, never resolving it; a link that breaks is dialed
+ * again with backoff.  A callee listens on 127.0.0.1, where its onion
+ * service forwards, and takes a connection as link i once its HELLO proves
+ * it belongs to the call; strangers are closed and counted.
+ *
+ * The API is for streaming threads: send_frame copies and returns at once,
+ * pop_frame waits at most until a deadline, events come through a callback
+ * on the engine's thread.  Every function here may be called from any
+ * thread. */
+#ifndef DONAR_LINK_ENGINE_H
+#define DONAR_LINK_ENGINE_H
+
+#include <donar.h>
+
+G_BEGIN_DECLS
+
+#define DONAR_LINK_ENGINE_ERROR (donar_link_engine_error_quark ())
+GQuark donar_link_engine_error_quark (void);
+
+typedef enum
+{
+  DONAR_LINK_ENGINE_ERROR_SETTINGS,
+  DONAR_LINK_ENGINE_ERROR_LISTEN,
+  DONAR_LINK_ENGINE_ERROR_STATE,
+  DONAR_LINK_ENGINE_ERROR_FRAME_TOO_LARGE,
+  DONAR_LINK_ENGINE_ERROR_STOPPED,
+} DonarLinkEngineError;
+
+typedef struct
+{
+  DonarRole role;
+  /* The protocol settings.  seed 0 draws a random one: the seed also makes
+   * the session's epoch, which must change when an endpoint restarts. */
+  DonarConfig config;
+  guint8 secret[64];
+  gsize secret_length;
+
+  /* Caller: where the callee is, and Tor's SocksPort on 127.0.0.1
+   * (socks_port 0: dial the callee directly, for tests and the no-Tor
+   * ceiling). */
+  gchar *peer_host;
+  guint16 peer_port;
+  gchar *socks_host;
+  guint16 socks_port;
+
+  /* Callee: the loopback port the onion service forwards to (0: any). */
+  guint16 listen_port;
+
+  /* Bytes of records one link may hold while its socket does not take
+   * them; beyond, its oldest records are dropped. */
+  gsize link_queue_bytes;
+  /* A link whose queue stays full this long is closed and dialed again. */
+  gint64 stall_timeout_us;
+  /* A dial (TCP, SOCKS, Tor's circuit and rendezvous) that takes longer
+   * fails. */
+  gint64 connect_timeout_us;
+  /* A callee's incoming connection must prove itself within this. */
+  gint64 hello_timeout_us;
+  gint64 backoff_min_us;
+  gint64 backoff_max_us;
+  /* With no link open for this long, the peer is reported gone
+   * (DONAR_LINK_EVENT_PEER_UNREACHABLE); dialing goes on. */
+  gint64 peer_timeout_us;
+  /* Frames received and not yet taken by pop_frame; beyond, the oldest are
+   * dropped. */
+  guint receive_queue_frames;
+  /* Callee: incoming connections not yet identified, at most. */
+  guint max_pending_connections;
+} DonarLinkEngineSettings;
+
+/* Fills in the defaults of a role (docs/link-engine.md). */
+void donar_link_engine_settings_init (DonarLinkEngineSettings * settings,
+    DonarRole role);
+void donar_link_engine_settings_clear (DonarLinkEngineSettings * settings);
+
+typedef enum
+{
+  DONAR_LINK_EVENT_LISTENING,   /* callee: the port is bound */
+  DONAR_LINK_EVENT_LINK_UP,     /* a link's connection is open */
+  DONAR_LINK_EVENT_LINK_DOWN,   /* it closed; message says why */
+  DONAR_LINK_EVENT_ALL_LINKS_UP,        /* every link open (each time) */
+  DONAR_LINK_EVENT_NO_LINK_LEFT,        /* the last open link closed */
+  DONAR_LINK_EVENT_REJECTED,    /* callee: a stranger, closed */
+  DONAR_LINK_EVENT_PEER_UNREACHABLE,    /* no link for peer_timeout_us */
+} DonarLinkEventType;
+
+const gchar *donar_link_event_type_to_string (DonarLinkEventType type);
+
+typedef struct
+{
+  DonarLinkEventType type;
+  guint link;                   /* G_MAXUINT when no link is concerned */
+  guint links_up;               /* after the event */
+  const gchar *message;         /* for a person to read */
+} DonarLinkEvent;
+
+/* Called on the engine's thread: it must not block nor call
+ * donar_link_engine_stop (). */
+typedef void (*DonarLinkEventFunc) (const DonarLinkEvent * event,
+    gpointer user_data);
+
+typedef struct
+{
+  guint32 seq;
+  guint link;
+  gboolean piggybacked;
+  gint64 arrival_us;            /* g_get_monotonic_time () at arrival */
+  gsize length;
+  guint8 data[];
+} DonarLinkFrame;
+
+typedef struct
+{
+  DonarSessionStats session;
+  guint links_up;
+  guint64 connections_opened;
+  guint64 connections_failed;
+  guint64 connections_rejected; /* callee: strangers */
+  guint64 records_dropped;      /* stalled links */
+  guint64 frames_dropped;       /* not popped in time */
+  guint64 stalls;               /* links reopened for stalling */
+} DonarLinkEngineStats;
+
+typedef struct
+{
+  DonarLinkStats session;
+  gboolean open;
+  guint64 dials;
+  guint64 records_dropped;
+  gsize queued_bytes;
+  gchar last_error[96];
+} DonarLinkEngineLinkStats;
+
+typedef struct _DonarLinkEngine DonarLinkEngine;
+
+DonarLinkEngine *donar_link_engine_new (const DonarLinkEngineSettings *
+    settings, DonarLinkEventFunc on_event, gpointer user_data,
+    GError ** error);
+/* Binds (callee) or starts dialing (caller) and starts the thread. */
+gboolean donar_link_engine_start (DonarLinkEngine * engine, GError ** error);
+/* Callee: the bound port, once started. */
+guint16 donar_link_engine_get_listen_port (DonarLinkEngine * engine);
+
+/* Copies the frame (an RTP packet) and hands it to the engine's thread. */
+gboolean donar_link_engine_send_frame (DonarLinkEngine * engine,
+    const guint8 * frame, gsize length, GError ** error);
+gsize donar_link_engine_get_max_frame (DonarLinkEngine * engine);
+
+/* The next frame received, waiting until end_time (monotonic µs; -1:
+ * without limit, 0: not at all).  NULL on timeout, or at once while
+ * flushing.  Free with g_free (). */
+DonarLinkFrame *donar_link_engine_pop_frame (DonarLinkEngine * engine,
+    gint64 end_time);
+/* While flushing, pop_frame returns NULL at once (GstBaseSrc::unlock). */
+void donar_link_engine_set_flushing (DonarLinkEngine * engine,
+    gboolean flushing);
+
+void donar_link_engine_get_stats (DonarLinkEngine * engine,
+    DonarLinkEngineStats * stats);
+gboolean donar_link_engine_get_link_stats (DonarLinkEngine * engine,
+    guint link, DonarLinkEngineLinkStats * stats);
+
+/* Closes every link and joins the thread.  Idempotent. */
+void donar_link_engine_stop (DonarLinkEngine * engine);
+void donar_link_engine_free (DonarLinkEngine * engine);
+
+G_END_DECLS
+
+#endif /* DONAR_LINK_ENGINE_H */

@@ -1,0 +1,271 @@
+/* One link's connection once it carries the call, in either role: records
+ * out through a bounded queue, stream bytes in to the session, and what
+ * happens when it closes. */
+#include "donar-link-engine-private.h"
+
+#include <event2/buffer.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/socket.h>
+
+/* What the bufferevent itself may hold beyond the kernel's socket buffer:
+ * two records, so that the queue (and its dropping of the oldest) is where
+ * a stalled link's backlog waits. */
+#define OUTPUT_HIGH (2 * DONAR_CELL_PAYLOAD)
+#define READ_CHUNK 4096
+
+void
+donar_link_set_nodelay (struct bufferevent *bev)
+{
+  int one = 1;
+  evutil_socket_t fd = bufferevent_getfd (bev);
+
+  /* A record must leave at once: Nagle would hold a 40-ms frame back for
+   * the acknowledgement of the previous one. */
+  if (fd >= 0)
+    setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+void
+donar_link_init (DonarLink * link, DonarLinkEngine * engine, guint index)
+{
+  memset (link, 0, sizeof *link);
+  link->engine = engine;
+  link->index = index;
+  link->state = DONAR_LINK_IDLE;
+  donar_record_queue_init (&link->queue, engine->settings.link_queue_bytes);
+}
+
+static void
+flush_queue (DonarLink * link)
+{
+  struct evbuffer *output = bufferevent_get_output (link->bev);
+  GBytes *record;
+
+  while (evbuffer_get_length (output) < OUTPUT_HIGH &&
+      (record = donar_record_queue_pop (&link->queue))) {
+    gsize length;
+    const guint8 *data = g_bytes_get_data (record, &length);
+
+    evbuffer_add (output, data, length);
+    g_bytes_unref (record);
+  }
+  if (link->queue.bytes == 0)
+    link->full_since = 0;
+}
+
+void
+donar_link_write (DonarLink * link, const guint8 * record, gsize length,
+    gint64 now)
+{
+  if (link->state != DONAR_LINK_OPEN)
+    return;
+  if (donar_record_queue_push (&link->queue, record, length) > 0 &&
+      link->full_since == 0)
+    link->full_since = now;
+  flush_queue (link);
+}
+
+static void
+on_link_writable (struct bufferevent *bev, gpointer user_data)
+{
+  DonarLink *link = user_data;
+
+  donar_link_engine_lock (link->engine);
+  if (link->state == DONAR_LINK_OPEN)
+    flush_queue (link);
+  donar_link_engine_unlock (link->engine);
+}
+
+static void
+read_input (DonarLink * link, struct bufferevent *bev)
+{
+  DonarLinkEngine *engine = link->engine;
+  struct evbuffer *input = bufferevent_get_input (bev);
+  guint8 chunk[READ_CHUNK];
+  int n;
+
+  while (link->bev == bev && (n = evbuffer_remove (input, chunk,
+              sizeof chunk)) > 0) {
+    const guint8 *data = chunk;
+    gsize length = (gsize) n;
+    gint64 now = g_get_monotonic_time ();
+    DonarError error;
+
+    if (link->state == DONAR_LINK_SOCKS &&
+        !donar_link_socks_read (link, &data, &length, now))
+      break;
+    if (link->state != DONAR_LINK_OPEN || length == 0)
+      continue;
+    error = donar_session_receive (engine->session, link->index, data,
+        length, now);
+    if (error != DONAR_OK) {
+      donar_link_close (link, now, "the peer sent bad data: %s",
+          donar_error_to_string (error));
+      break;
+    }
+  }
+}
+
+static void
+on_link_readable (struct bufferevent *bev, gpointer user_data)
+{
+  DonarLink *link = user_data;
+
+  donar_link_engine_lock (link->engine);
+  read_input (link, bev);
+  donar_link_engine_unlock (link->engine);
+}
+
+static void
+on_link_event (struct bufferevent *bev, short what, gpointer user_data);
+
+/* Callee: an identified connection becomes this link, replacing the one it
+ * had (the caller dialed again: the old one is dead or dying). */
+void
+donar_link_take_connection (DonarLink * link, struct bufferevent *bev,
+    gint64 now)
+{
+  if (link->state == DONAR_LINK_OPEN)
+    donar_link_close (link, now, "replaced by a new connection of the peer");
+  link->bev = bev;
+  bufferevent_setcb (bev, on_link_readable, on_link_writable, on_link_event,
+      link);
+  bufferevent_enable (bev, EV_READ | EV_WRITE);
+  donar_link_open (link, now);
+  /* The HELLO and whatever followed it are still in the input. */
+  read_input (link, bev);
+}
+
+void
+donar_link_open (DonarLink * link, gint64 now)
+{
+  DonarLinkEngine *engine = link->engine;
+
+  if (link->timer)
+    evtimer_del (link->timer);
+  link->state = DONAR_LINK_OPEN;
+  link->opened_at = now;
+  link->full_since = 0;
+  bufferevent_setcb (link->bev, on_link_readable, on_link_writable,
+      on_link_event, link);
+  engine->links_up++;
+  engine->connections_opened++;
+  engine->peer_unreachable_reported = FALSE;
+  donar_session_link_up (engine->session, link->index, now);
+  donar_link_engine_raise (engine, DONAR_LINK_EVENT_LINK_UP, link->index,
+      "link %u is open", link->index);
+  if (engine->links_up == engine->settings.config.n_links)
+    donar_link_engine_raise (engine, DONAR_LINK_EVENT_ALL_LINKS_UP,
+        G_MAXUINT, "all %u links are open", engine->links_up);
+}
+
+static void
+release_connection (DonarLink * link)
+{
+  if (link->timer)
+    evtimer_del (link->timer);
+  g_clear_pointer (&link->bev, bufferevent_free);
+  donar_record_queue_clear (&link->queue);
+  link->full_since = 0;
+}
+
+void
+donar_link_close (DonarLink * link, gint64 now, const gchar * format, ...)
+{
+  DonarLinkEngine *engine = link->engine;
+  gboolean was_open = link->state == DONAR_LINK_OPEN;
+  va_list args;
+
+  va_start (args, format);
+  g_vsnprintf (link->last_error, sizeof link->last_error, format, args);
+  va_end (args);
+  release_connection (link);
+
+  if (was_open) {
+    donar_session_link_down (engine->session, link->index, now);
+    engine->links_up--;
+    /* A link that carried the call a while was good: its next dial starts
+     * the backoff over. */
+    if (now - link->opened_at >= 10 * G_TIME_SPAN_SECOND)
+      link->attempt = 0;
+    donar_link_engine_raise (engine, DONAR_LINK_EVENT_LINK_DOWN, link->index,
+        "link %u closed: %s", link->index, link->last_error);
+    if (engine->links_up == 0) {
+      engine->no_link_since = now;
+      donar_link_engine_raise (engine, DONAR_LINK_EVENT_NO_LINK_LEFT,
+          G_MAXUINT, "no link is open (the last one, %u: %s)", link->index,
+          link->last_error);
+    }
+  } else {
+    engine->connections_failed++;
+  }
+  link->state = DONAR_LINK_IDLE;
+  if (engine->settings.role == DONAR_ROLE_CALLER && !engine->stopped)
+    donar_link_schedule_dial (link, now);
+}
+
+static void
+on_link_event (struct bufferevent *bev, short what, gpointer user_data)
+{
+  DonarLink *link = user_data;
+  gint64 now = g_get_monotonic_time ();
+
+  donar_link_engine_lock (link->engine);
+  if (link->bev != bev) {
+    /* A late event of a connection already replaced. */
+  } else if (what & BEV_EVENT_CONNECTED) {
+    donar_link_set_nodelay (bev);
+    if (link->engine->settings.socks_port == 0) {
+      donar_link_open (link, now);
+    } else {
+      guint8 greeting[DONAR_SOCKS_GREETING_LENGTH];
+      gsize written;
+
+      donar_socks_build_greeting (greeting, sizeof greeting, &written);
+      donar_socks_reader_init (&link->socks);
+      link->state = DONAR_LINK_SOCKS;
+      bufferevent_write (bev, greeting, written);
+    }
+  } else if (what & BEV_EVENT_EOF) {
+    donar_link_close (link, now, "%s closed the connection",
+        link->state == DONAR_LINK_OPEN ? "the peer or Tor" : "Tor");
+  } else if (what & BEV_EVENT_ERROR) {
+    int code = EVUTIL_SOCKET_ERROR ();
+
+    donar_link_close (link, now, "%s: %s",
+        link->state == DONAR_LINK_CONNECTING ? "cannot connect" : "socket "
+        "error", evutil_socket_error_to_string (code));
+  }
+  donar_link_engine_unlock (link->engine);
+}
+
+void
+donar_link_check_stall (DonarLink * link, gint64 now)
+{
+  if (link->state != DONAR_LINK_OPEN || link->full_since == 0 ||
+      now - link->full_since < link->engine->settings.stall_timeout_us)
+    return;
+  link->engine->stalls++;
+  donar_link_close (link, now, "stalled: its queue stayed full for %"
+      G_GINT64_FORMAT " ms", (now - link->full_since) / 1000);
+}
+
+/* Only once the engine's thread is gone. */
+void
+donar_link_dispose (DonarLink * link)
+{
+  release_connection (link);
+  g_clear_pointer (&link->timer, event_free);
+  link->state = DONAR_LINK_IDLE;
+}
+
+/* The callbacks of a connection being dialed are those of an open link:
+ * the state tells them apart. */
+void
+donar_link_setcb (DonarLink * link)
+{
+  bufferevent_setcb (link->bev, on_link_readable, on_link_writable,
+      on_link_event, link);
+}

@@ -1,0 +1,397 @@
+/* The link engine over loopback TCP, without Tor (the caller dials the
+ * callee directly): a call both ways on 12 links, strangers and garbage
+ * rejected without harm to the call, a peer that is not there, bad
+ * settings and frames. */
+#include "donar-link-engine.h"
+
+#include <gio/gio.h>
+#include <string.h>
+
+static const gchar secret[] = "thirty-two bytes of call secret!";
+
+typedef struct
+{
+  GMutex lock;
+  guint counts[DONAR_LINK_EVENT_PEER_UNREACHABLE + 1];
+  gchar *last_message[DONAR_LINK_EVENT_PEER_UNREACHABLE + 1];
+} Events;
+
+static void
+on_event (const DonarLinkEvent * event, gpointer user_data)
+{
+  Events *events = user_data;
+
+  if (g_getenv ("DEBUG_EVENTS"))
+    g_printerr ("%p %s %s\n", events,
+        donar_link_event_type_to_string (event->type), event->message);
+  g_mutex_lock (&events->lock);
+  events->counts[event->type]++;
+  g_free (events->last_message[event->type]);
+  events->last_message[event->type] = g_strdup (event->message);
+  g_mutex_unlock (&events->lock);
+}
+
+static guint
+count (Events * events, DonarLinkEventType type)
+{
+  guint n;
+
+  g_mutex_lock (&events->lock);
+  n = events->counts[type];
+  g_mutex_unlock (&events->lock);
+  return n;
+}
+
+static void
+events_clear (Events * events)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (events->last_message); i++)
+    g_free (events->last_message[i]);
+}
+
+static void
+settings_for (DonarLinkEngineSettings * s, DonarRole role, const gchar * key)
+{
+  donar_link_engine_settings_init (s, role);
+  memcpy (s->secret, key, strlen (key));
+  s->secret_length = strlen (key);
+}
+
+static DonarLinkEngine *
+start_callee (Events * events)
+{
+  DonarLinkEngineSettings s;
+  DonarLinkEngine *callee;
+  GError *error = NULL;
+
+  settings_for (&s, DONAR_ROLE_CALLEE, secret);
+  callee = donar_link_engine_new (&s, on_event, events, &error);
+  g_assert_no_error (error);
+  g_assert_true (donar_link_engine_start (callee, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (donar_link_engine_get_listen_port (callee), >, 0);
+  donar_link_engine_settings_clear (&s);
+  return callee;
+}
+
+static DonarLinkEngine *
+start_caller (guint16 port, const gchar * key, Events * events,
+    gint64 peer_timeout_us)
+{
+  DonarLinkEngineSettings s;
+  DonarLinkEngine *caller;
+  GError *error = NULL;
+
+  settings_for (&s, DONAR_ROLE_CALLER, key);
+  s.peer_host = g_strdup ("127.0.0.1");
+  s.peer_port = port;
+  s.socks_port = 0;
+  s.backoff_min_us = 50 * G_TIME_SPAN_MILLISECOND;
+  s.backoff_max_us = 200 * G_TIME_SPAN_MILLISECOND;
+  if (peer_timeout_us)
+    s.peer_timeout_us = peer_timeout_us;
+  caller = donar_link_engine_new (&s, on_event, events, &error);
+  g_assert_no_error (error);
+  g_assert_true (donar_link_engine_start (caller, &error));
+  donar_link_engine_settings_clear (&s);
+  return caller;
+}
+
+static void
+wait_for (Events * events, DonarLinkEventType type, guint n)
+{
+  gint64 end = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
+
+  while (count (events, type) < n) {
+    g_assert_cmpint (g_get_monotonic_time (), <, end);
+    g_usleep (2000);
+  }
+}
+
+/* Frame i is 100 + i % 50 bytes of the value i. */
+static void
+make_frame (guint i, guint8 * frame, gsize * length)
+{
+  *length = 100 + i % 50;
+  memset (frame, (int) (i & 0xff), *length);
+  frame[0] = (guint8) (i >> 8);
+  frame[1] = (guint8) i;
+}
+
+static void
+check_received (DonarLinkFrame * frame, gboolean * seen, guint n)
+{
+  guint8 expected[256];
+  gsize length;
+  guint i = (guint) frame->data[0] << 8 | frame->data[1];
+
+  g_assert_cmpuint (i, <, n);
+  g_assert_false (seen[i]);
+  make_frame (i, expected, &length);
+  g_assert_cmpmem (frame->data, frame->length, expected, length);
+  g_assert_cmpint (frame->arrival_us, <=, g_get_monotonic_time ());
+  seen[i] = TRUE;
+  g_free (frame);
+}
+
+/* Sends n frames every period_us, as a streaming thread would, while the
+ * other side takes them as they come: every one arrives, intact, once. */
+static void
+exchange (DonarLinkEngine * from, DonarLinkEngine * to, guint n,
+    gint64 period_us)
+{
+  gboolean *seen = g_new0 (gboolean, n);
+  guint received = 0;
+  DonarLinkFrame *frame;
+  DonarLinkEngineStats stats;
+  gint64 end;
+
+  for (guint i = 0; i < n; i++) {
+    guint8 data[256];
+    gsize length;
+    GError *error = NULL;
+
+    make_frame (i, data, &length);
+    g_assert_true (donar_link_engine_send_frame (from, data, length, &error));
+    end = g_get_monotonic_time () + period_us;
+    while ((frame = donar_link_engine_pop_frame (to, end))) {
+      check_received (frame, seen, n);
+      received++;
+    }
+  }
+  end = g_get_monotonic_time () + 5 * G_TIME_SPAN_SECOND;
+  while (received < n) {
+    frame = donar_link_engine_pop_frame (to, end);
+    g_assert_nonnull (frame);
+    check_received (frame, seen, n);
+    received++;
+  }
+  g_assert_null (donar_link_engine_pop_frame (to, 0));
+  donar_link_engine_get_stats (to, &stats);
+  g_assert_cmpuint (stats.frames_dropped, ==, 0);
+  g_free (seen);
+}
+
+static void
+test_call_both_ways (void)
+{
+  Events callee_events = { 0 }, caller_events = { 0 };
+  DonarLinkEngine *callee = start_callee (&callee_events);
+  DonarLinkEngine *caller = start_caller (donar_link_engine_get_listen_port
+      (callee), secret, &caller_events, 0);
+  DonarLinkEngineStats stats;
+  DonarLinkEngineLinkStats link;
+
+  wait_for (&caller_events, DONAR_LINK_EVENT_ALL_LINKS_UP, 1);
+  wait_for (&callee_events, DONAR_LINK_EVENT_ALL_LINKS_UP, 1);
+  g_assert_cmpuint (count (&callee_events, DONAR_LINK_EVENT_LISTENING), ==, 1);
+
+  exchange (caller, callee, 500, 2000);
+  exchange (callee, caller, 500, 2000);
+
+  donar_link_engine_get_stats (caller, &stats);
+  g_assert_cmpuint (stats.links_up, ==, 12);
+  g_assert_cmpuint (stats.session.frames_sent, ==, 500);
+  g_assert_cmpuint (stats.session.frames_delivered, ==, 500);
+  g_assert_cmpuint (stats.records_dropped, ==, 0);
+  donar_link_engine_get_stats (callee, &stats);
+  g_assert_cmpuint (stats.connections_rejected, ==, 0);
+  g_assert_cmpuint (stats.session.frames_delivered, ==, 500);
+  /* ALTERNATE and its 3 + 3 links in use: each frame went on one link. */
+  g_assert_cmpuint (stats.session.messages_sent, ==, 500);
+  g_assert_true (donar_link_engine_get_link_stats (callee, 11, &link));
+  g_assert_true (link.open);
+  g_assert_true (link.session.authenticated);
+  g_assert_false (donar_link_engine_get_link_stats (callee, 12, &link));
+
+  donar_link_engine_free (caller);
+  /* The caller gone, every link of the callee closes. */
+  wait_for (&callee_events, DONAR_LINK_EVENT_NO_LINK_LEFT, 1);
+  g_assert_cmpuint (count (&callee_events, DONAR_LINK_EVENT_LINK_DOWN), ==, 12);
+  donar_link_engine_free (callee);
+  events_clear (&callee_events);
+  events_clear (&caller_events);
+}
+
+static GSocketConnection *
+connect_raw (guint16 port)
+{
+  GSocketClient *client = g_socket_client_new ();
+  GError *error = NULL;
+  GSocketConnection *connection =
+      g_socket_client_connect_to_host (client, "127.0.0.1", port, NULL,
+      &error);
+
+  g_assert_no_error (error);
+  g_object_unref (client);
+  return connection;
+}
+
+/* A stranger on the callee's port, with garbage or with a HELLO made with
+ * another secret: closed and counted, and the call goes on. */
+static void
+test_strangers_rejected (void)
+{
+  Events callee_events = { 0 }, caller_events = { 0 }, wrong_events = { 0 };
+  DonarLinkEngine *callee = start_callee (&callee_events);
+  guint16 port = donar_link_engine_get_listen_port (callee);
+  DonarLinkEngine *caller = start_caller (port, secret, &caller_events, 0);
+  DonarLinkEngine *wrong;
+  GSocketConnection *raw;
+  GOutputStream *out;
+  DonarLinkEngineStats stats;
+  guint8 buffer[16];
+  GError *error = NULL;
+
+  wait_for (&callee_events, DONAR_LINK_EVENT_ALL_LINKS_UP, 1);
+
+  raw = connect_raw (port);
+  out = g_io_stream_get_output_stream (G_IO_STREAM (raw));
+  g_output_stream_write_all (out, "GET / HTTP/1.0\r\n\r\n", 18, NULL, NULL,
+      &error);
+  g_assert_no_error (error);
+  /* Closed by the callee: the read ends. */
+  g_assert_cmpint (g_input_stream_read (g_io_stream_get_input_stream
+          (G_IO_STREAM (raw)), buffer, sizeof buffer, NULL, NULL), <=, 0);
+  g_object_unref (raw);
+  wait_for (&callee_events, DONAR_LINK_EVENT_REJECTED, 1);
+  g_assert_nonnull (strstr (callee_events.last_message
+          [DONAR_LINK_EVENT_REJECTED], "bad record length"));
+
+  wrong = start_caller (port, "another secret", &wrong_events, 0);
+  wait_for (&callee_events, DONAR_LINK_EVENT_REJECTED, 13);
+  g_assert_nonnull (strstr (callee_events.last_message
+          [DONAR_LINK_EVENT_REJECTED], "authenticator"));
+  g_assert_cmpuint (count (&wrong_events, DONAR_LINK_EVENT_ALL_LINKS_UP), <=,
+      1);
+  donar_link_engine_free (wrong);
+
+  exchange (caller, callee, 100, 2000);
+  donar_link_engine_get_stats (callee, &stats);
+  g_assert_cmpuint (stats.links_up, ==, 12);
+  g_assert_cmpuint (stats.connections_rejected, >=, 13);
+  g_assert_cmpuint (stats.session.frames_delivered, ==, 100);
+
+  donar_link_engine_free (caller);
+  donar_link_engine_free (callee);
+  events_clear (&callee_events);
+  events_clear (&caller_events);
+  events_clear (&wrong_events);
+}
+
+static guint16
+unused_port (void)
+{
+  GSocket *socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+      G_SOCKET_PROTOCOL_TCP, NULL);
+  GInetAddress *loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *address = g_inet_socket_address_new (loopback, 0);
+  GSocketAddress *bound;
+  guint16 port;
+
+  g_assert_true (g_socket_bind (socket, address, FALSE, NULL));
+  bound = g_socket_get_local_address (socket, NULL);
+  port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  /* Closed without listening: connections to it are refused. */
+  g_object_unref (bound);
+  g_object_unref (address);
+  g_object_unref (loopback);
+  g_object_unref (socket);
+  return port;
+}
+
+static void
+test_peer_unreachable (void)
+{
+  Events events = { 0 };
+  DonarLinkEngine *caller = start_caller (unused_port (), secret, &events,
+      300 * G_TIME_SPAN_MILLISECOND);
+  DonarLinkEngineLinkStats link;
+  guint8 frame[160] = { 0x80 };
+  GError *error = NULL;
+
+  wait_for (&events, DONAR_LINK_EVENT_PEER_UNREACHABLE, 1);
+  g_assert_nonnull (strstr (events.last_message
+          [DONAR_LINK_EVENT_PEER_UNREACHABLE], "refused"));
+  /* Reported once, and dialing goes on with backoff. */
+  g_usleep (400 * 1000);
+  g_assert_cmpuint (count (&events, DONAR_LINK_EVENT_PEER_UNREACHABLE), ==, 1);
+  g_assert_true (donar_link_engine_get_link_stats (caller, 0, &link));
+  g_assert_cmpuint (link.dials, >=, 2);
+  g_assert_false (link.open);
+  /* A frame with no link is taken, and counted as unsent. */
+  g_assert_true (donar_link_engine_send_frame (caller, frame, sizeof frame,
+          &error));
+  donar_link_engine_free (caller);
+  events_clear (&events);
+}
+
+static void
+test_bad_settings_and_frames (void)
+{
+  DonarLinkEngineSettings s;
+  Events events = { 0 };
+  DonarLinkEngine *callee;
+  GError *error = NULL;
+  guint8 big[1000] = { 0 };
+
+  settings_for (&s, DONAR_ROLE_CALLER, secret);
+  g_assert_null (donar_link_engine_new (&s, NULL, NULL, &error));
+  g_assert_error (error, DONAR_LINK_ENGINE_ERROR,
+      DONAR_LINK_ENGINE_ERROR_SETTINGS);
+  g_assert_nonnull (strstr (error->message, "peer's host"));
+  g_clear_error (&error);
+
+  s.peer_host = g_strdup ("example.org");
+  s.peer_port = 9;
+  g_assert_null (donar_link_engine_new (&s, NULL, NULL, &error));
+  g_assert_nonnull (strstr (error->message, "only through Tor"));
+  g_clear_error (&error);
+
+  s.socks_port = 9050;
+  s.config.n_1st = 0;
+  g_assert_null (donar_link_engine_new (&s, NULL, NULL, &error));
+  g_assert_error (error, DONAR_LINK_ENGINE_ERROR,
+      DONAR_LINK_ENGINE_ERROR_SETTINGS);
+  g_clear_error (&error);
+  donar_link_engine_settings_clear (&s);
+
+  callee = start_callee (&events);
+  g_assert_false (donar_link_engine_send_frame (callee, big, sizeof big,
+          &error));
+  g_assert_error (error, DONAR_LINK_ENGINE_ERROR,
+      DONAR_LINK_ENGINE_ERROR_FRAME_TOO_LARGE);
+  /* The limit is named: one record in a cell, less the overhead (docs/protocol.md). */
+  g_assert_nonnull (strstr (error->message, "1 to 435 bytes"));
+  g_clear_error (&error);
+  g_assert_false (donar_link_engine_send_frame (callee, big, 0, &error));
+  g_clear_error (&error);
+  g_assert_false (donar_link_engine_start (callee, &error));
+  g_assert_error (error, DONAR_LINK_ENGINE_ERROR,
+      DONAR_LINK_ENGINE_ERROR_STATE);
+  g_clear_error (&error);
+
+  /* A popper waiting without limit is released by flushing. */
+  donar_link_engine_set_flushing (callee, TRUE);
+  g_assert_null (donar_link_engine_pop_frame (callee, -1));
+  donar_link_engine_stop (callee);
+  donar_link_engine_stop (callee);
+  g_assert_false (donar_link_engine_send_frame (callee, big, 10, &error));
+  g_assert_error (error, DONAR_LINK_ENGINE_ERROR,
+      DONAR_LINK_ENGINE_ERROR_STOPPED);
+  g_clear_error (&error);
+  donar_link_engine_free (callee);
+  events_clear (&events);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/link-engine/call-both-ways", test_call_both_ways);
+  g_test_add_func ("/link-engine/strangers-rejected", test_strangers_rejected);
+  g_test_add_func ("/link-engine/peer-unreachable", test_peer_unreachable);
+  g_test_add_func ("/link-engine/bad-settings-and-frames",
+      test_bad_settings_and_frames);
+  return g_test_run ();
+}

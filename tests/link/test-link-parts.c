@@ -1,0 +1,142 @@
+/* The pure parts of the link engine: the call address, the bounded record
+ * queue, the backoff. */
+#include "donar-backoff.h"
+#include "donar-call-address.h"
+#include "donar-record-queue.h"
+
+#include <string.h>
+
+#define ONION "pg6mmjiyjmcrsslvykfwnntlaru7p5svn6y2ymmju6nubxndf4pscryd.onion"
+#define SECRET_HEX \
+  "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+
+static void
+test_address_round_trip (void)
+{
+  DonarCallAddress address;
+  GError *error = NULL;
+  gchar *text;
+  const gchar *in = "donar://" ONION ":5004?secret=" SECRET_HEX
+      "&auth=" "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567ABCDEFGHIJKLMNOPQRST";
+
+  g_assert_true (donar_call_address_parse (in, &address, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (address.host, ==, ONION);
+  g_assert_cmpuint (address.port, ==, 5004);
+  g_assert_cmpuint (address.secret[0], ==, 0);
+  g_assert_cmpuint (address.secret[31], ==, 0x1f);
+  g_assert_cmpstr (address.client_auth_key, ==,
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567ABCDEFGHIJKLMNOPQRST");
+  text = donar_call_address_to_string (&address);
+  g_assert_cmpstr (text, ==, in);
+  g_free (text);
+  donar_call_address_clear (&address);
+  g_assert_null (address.host);
+  g_assert_cmpuint (address.secret[31], ==, 0);
+
+  g_assert_true (donar_call_address_parse ("donar://127.0.0.1:7/?secret="
+          SECRET_HEX, &address, &error));
+  g_assert_null (address.client_auth_key);
+  donar_call_address_clear (&address);
+}
+
+static void
+test_address_refused (void)
+{
+  const struct
+  {
+    const gchar *text;
+    gint code;
+  } bad[] = {
+    {"http://" ONION ":1?secret=" SECRET_HEX, DONAR_CALL_ADDRESS_ERROR_SYNTAX},
+    {"donar://example.org:1?secret=" SECRET_HEX,
+        DONAR_CALL_ADDRESS_ERROR_HOST},
+    /* v2-length and wrong-version onions */
+    {"donar://abcdefghijklmnop.onion:1?secret=" SECRET_HEX,
+        DONAR_CALL_ADDRESS_ERROR_HOST},
+    {"donar://pg6mmjiyjmcrsslvykfwnntlaru7p5svn6y2ymmju6nubxndf4pscrya.onion"
+          ":1?secret=" SECRET_HEX, DONAR_CALL_ADDRESS_ERROR_HOST},
+    {"donar://" ONION "?secret=" SECRET_HEX, DONAR_CALL_ADDRESS_ERROR_PORT},
+    {"donar://" ONION ":0?secret=" SECRET_HEX, DONAR_CALL_ADDRESS_ERROR_PORT},
+    {"donar://" ONION ":1", DONAR_CALL_ADDRESS_ERROR_SECRET},
+    {"donar://" ONION ":1?secret=0011", DONAR_CALL_ADDRESS_ERROR_SECRET},
+    {"donar://" ONION ":1?secret=" SECRET_HEX "&secret=" SECRET_HEX,
+        DONAR_CALL_ADDRESS_ERROR_SYNTAX},
+    {"donar://" ONION ":1?secret=" SECRET_HEX "&x=1",
+        DONAR_CALL_ADDRESS_ERROR_SYNTAX},
+    {"donar://" ONION ":1?secret=" SECRET_HEX "&auth=short",
+        DONAR_CALL_ADDRESS_ERROR_AUTH},
+    {"donar://user@" ONION ":1?secret=" SECRET_HEX,
+        DONAR_CALL_ADDRESS_ERROR_SYNTAX},
+    {NULL, DONAR_CALL_ADDRESS_ERROR_SYNTAX},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    DonarCallAddress address;
+    GError *error = NULL;
+
+    g_assert_false (donar_call_address_parse (bad[i].text, &address, &error));
+    g_assert_error (error, DONAR_CALL_ADDRESS_ERROR, bad[i].code);
+    g_assert_null (address.host);
+    g_clear_error (&error);
+  }
+}
+
+static void
+test_record_queue_drops_oldest (void)
+{
+  DonarRecordQueue queue;
+  guint8 record[300] = { 0 };
+  GBytes *head;
+
+  donar_record_queue_init (&queue, 250);
+  for (guint i = 0; i < 2; i++) {
+    memset (record, i, sizeof record);
+    g_assert_cmpuint (donar_record_queue_push (&queue, record, 100), ==, 0);
+  }
+  /* 300 bytes would pass the cap: record 0 goes. */
+  memset (record, 2, sizeof record);
+  g_assert_cmpuint (donar_record_queue_push (&queue, record, 100), ==, 1);
+  g_assert_cmpuint (queue.bytes, ==, 200);
+  g_assert_cmpuint (queue.dropped_records, ==, 1);
+  g_assert_cmpuint (queue.dropped_bytes, ==, 100);
+  head = donar_record_queue_pop (&queue);
+  g_assert_cmpuint (((const guint8 *) g_bytes_get_data (head, NULL))[0], ==, 1);
+  g_bytes_unref (head);
+  /* One record larger than the cap empties the queue and stays. */
+  g_assert_cmpuint (donar_record_queue_push (&queue, record, 300), ==, 1);
+  g_assert_cmpuint (queue.bytes, ==, 300);
+  donar_record_queue_clear (&queue);
+  g_assert_cmpuint (queue.bytes, ==, 0);
+  g_assert_null (donar_record_queue_pop (&queue));
+}
+
+static void
+test_backoff (void)
+{
+  gint64 ms = G_TIME_SPAN_MILLISECOND;
+
+  /* Half the step with no jitter: 500 ms, 1, 2, 4 s, ... up to 30 s. */
+  g_assert_cmpint (donar_backoff_delay (0, 500 * ms, 30000 * ms, 0), ==,
+      250 * ms);
+  g_assert_cmpint (donar_backoff_delay (3, 500 * ms, 30000 * ms, 0), ==,
+      2000 * ms);
+  g_assert_cmpint (donar_backoff_delay (3, 500 * ms, 30000 * ms, 0.5), ==,
+      3000 * ms);
+  g_assert_cmpint (donar_backoff_delay (10, 500 * ms, 30000 * ms, 0), ==,
+      15000 * ms);
+  g_assert_cmpint (donar_backoff_delay (1000, 500 * ms, 30000 * ms, 0.999),
+      <, 30000 * ms);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/call-address/round-trip", test_address_round_trip);
+  g_test_add_func ("/call-address/refused", test_address_refused);
+  g_test_add_func ("/record-queue/drops-oldest",
+      test_record_queue_drops_oldest);
+  g_test_add_func ("/backoff/doubles", test_backoff);
+  return g_test_run ();
+}
