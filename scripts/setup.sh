@@ -64,6 +64,15 @@ case "${1:-run}" in
       CC=clang meson setup build-fuzz
     fi
     meson test -C build-fuzz --suite fuzz --print-errorlogs
+    # AddressSanitizer (leaks included) and UndefinedBehaviorSanitizer over
+    # the unit suite; any report fails the run.  No suppression file.
+    if [ ! -f build-sanitize/build.ninja ]; then
+      meson setup build-sanitize -Db_sanitize=address,undefined \
+        -Db_lundef=false
+    fi
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+      UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+      meson test -C build-sanitize --suite unit --print-errorlogs
     ;;
   evaluate)
     install_missing "${packages[@]}" "${evaluation_packages[@]}"
