@@ -61,6 +61,7 @@ typedef struct
 typedef struct
 {
   DonarSecurity security;
+  guint relays;                 /* on the path (path_relays or the default) */
   DurationFigures durations[3];
   guint n_durations;
   /* Fig. 4 */
@@ -295,8 +296,7 @@ print_table (const SecurityFigures * f)
   guint i;
 
   printf ("== %s (%u relays, %u guard(s) on the path)\n",
-      donar_security_to_string (f->security),
-      donar_security_path_length (f->security),
+      donar_security_to_string (f->security), f->relays,
       donar_security_path_guards (f->security));
   printf ("%-8s %12s %12s %8s %10s %10s %16s %8s %8s %8s\n", "call",
       "unaccept.", "unacc.held", "failed", "p99 med", "lat. med",
@@ -337,8 +337,7 @@ print_json (const SecurityFigures * f, gboolean last)
   guint i;
 
   printf ("  \"%s\": {\n    \"relays\": %u,\n    \"calls\": {\n",
-      donar_security_to_string (f->security),
-      donar_security_path_length (f->security));
+      donar_security_to_string (f->security), f->relays);
   for (i = 0; i < f->n_durations; i++) {
     const DurationFigures *d = &f->durations[i];
 
@@ -449,6 +448,7 @@ main (int argc, char **argv)
       g_strfreev (settings);
       return 2;
     }
+    f.relays = donar_net_model_params_path_length (&params);
     measure_duration (&params, seed, calls, "30s", 30 * G_GINT64_CONSTANT
         (1000000), &f.durations[f.n_durations++]);
     measure_duration (&params, seed, calls, "5min", 300 *

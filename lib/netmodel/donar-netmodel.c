@@ -80,7 +80,7 @@ circuit_build (DonarNetModel * m, guint link, guint generation, gint64 now)
   DonarSecurity security = p->security;
   GRand *rand = donar_random_new (m->seed, circuit_identity (link,
           generation));
-  guint n_relays = donar_security_path_length (security);
+  guint n_relays = donar_net_model_params_path_length (p);
   guint n_guards = donar_security_path_guards (security);
   gdouble setup_s, hazard_draw, other_s;
   gint64 failure_us;

@@ -84,6 +84,12 @@ typedef struct
   gdouble setup_median_s;
   gdouble setup_sigma;
 
+  /* Relays of a path when not 0 (2 to DONAR_NET_MODEL_MAX_PATH), instead
+   * of the configuration's own: with 1way and 3, a guard, a middle and a
+   * fresh last relay, i.e. the exit link of seed 000, Fig. 3.A, on which
+   * the relays are calibrated.  0 in every configuration. */
+  gdouble path_relays;
+
   /* Guard bandwidth (lognormal, KiB/s); only cross traffic uses it. */
   gdouble guard_bandwidth_median_kib;
   gdouble guard_bandwidth_sigma;
@@ -95,6 +101,9 @@ void donar_net_model_params_init (DonarNetModelParams * params,
 /* Relays on a link's path, and how many of them are guards. */
 guint donar_security_path_length (DonarSecurity security);
 guint donar_security_path_guards (DonarSecurity security);
+/* The same for given parameters (path_relays). */
+guint donar_net_model_params_path_length (const DonarNetModelParams *
+    params);
 
 /* The fraction of circuits that have failed t_s seconds after they became
  * ready, from the hazard alone: 1 - exp (-cumulative hazard). */

@@ -73,7 +73,7 @@ donar_net_model_params_init (DonarNetModelParams * params,
 
   params->spike_gap_median_s = 3000.0;
   params->spike_gap_sigma = 1.5;
-  params->spike_flaky_fraction = 0.1;
+  params->spike_flaky_fraction = 0.15;
   params->spike_gap_flaky_median_s = 10.0;
   params->spike_flaky_mean_s = 7200.0;
   params->spike_duration_min_s = 0.1;
@@ -109,11 +109,21 @@ donar_net_model_params_init (DonarNetModelParams * params,
   params->guard_bandwidth_sigma = 0.7;
 }
 
+guint
+donar_net_model_params_path_length (const DonarNetModelParams * params)
+{
+  guint n = (guint) params->path_relays;
+
+  if (n == 0)
+    return donar_security_path_length (params->security);
+  return CLAMP (n, 2, DONAR_NET_MODEL_MAX_PATH);
+}
+
 gdouble
 donar_net_model_params_failed_fraction (const DonarNetModelParams * params,
     gdouble t_s)
 {
-  guint n_relays = donar_security_path_length (params->security);
+  guint n_relays = donar_net_model_params_path_length (params);
   guint n_guards = donar_security_path_guards (params->security);
   gdouble hazard;
 
@@ -158,6 +168,7 @@ static const ParamField param_fields[] = {
   FIELD (relay_failure_shape),
   FIELD (setup_median_s),
   FIELD (setup_sigma),
+  FIELD (path_relays),
   FIELD (guard_bandwidth_median_kib),
   FIELD (guard_bandwidth_sigma),
 };

@@ -70,6 +70,7 @@ main (int argc, char **argv)
   g_autofree gchar *policy = NULL, *security = NULL, *merge = NULL;
   g_autofree gchar *trace = NULL, *histogram = NULL;
   g_auto (GStrv) cross_traffic = NULL;
+  g_auto (GStrv) sets = NULL;
   gint calls = 1, links = 0, n1st = -1, n2nd = -1, window_ms = 2000;
   gint frame_ms = 40, frame_bytes = 172, redundancy = 1, oracle_sends = 1;
   gint jobs = 0, deadline_ms = 360, drop_after_ms = 1000, alarm_frames = 8;
@@ -92,6 +93,9 @@ main (int argc, char **argv)
         "bulk downloads through a guard: start_s,duration_s,flows"
           "[,kib_per_s[,side[,guard]]] (100 KiB/s, caller, guard 0); "
           "repeatable", "SPEC"},
+    {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+        "change a parameter of the link model (docs/netmodel.md); "
+          "repeatable", "NAME=VALUE"},
     {"links", 0, 0, G_OPTION_ARG_INT, &links,
         "nLINKS (12; SIMPLE 1, TORFONE 2)", "N"},
     {"n1st", 0, 0, G_OPTION_ARG_INT, &n1st, "n1ST (3)", "N"},
@@ -200,6 +204,21 @@ main (int argc, char **argv)
     fail ("--frame-bytes: larger than one message can carry with these "
         "settings");
     return 2;
+  }
+  donar_net_model_params_init (&s->net_params, s->security);
+  s->net_params_set = TRUE;
+  for (guint i = 0; sets && sets[i]; i++) {
+    const char *eq = strchr (sets[i], '=');
+    g_autofree gchar *name = eq ? g_strndup (sets[i], eq - sets[i]) : NULL;
+    gchar *end = NULL;
+    gdouble value = eq ? g_ascii_strtod (eq + 1, &end) : 0;
+
+    if (name == NULL || end == eq + 1 || *end != '\0' ||
+        !donar_net_model_params_set (&s->net_params, name, value)) {
+      fprintf (stderr, "donar-sim: --set %s: expected NAME=VALUE with a "
+          "parameter of docs/netmodel.md and a non-negative number\n", sets[i]);
+      return 2;
+    }
   }
   for (guint i = 0; cross_traffic && cross_traffic[i]; i++) {
     if (i == SIM_MAX_CROSS_TRAFFIC) {

@@ -146,7 +146,9 @@ call_init (Call * call, const SimSettings * settings, guint index,
       result->latency_us[d][f] = SIM_LOST;
   }
 
-  call->net = donar_net_model_new (settings->security, call->n_links, seed);
+  call->net = settings->net_params_set ?
+      donar_net_model_new_with_params (&settings->net_params, call->n_links,
+      seed, 0) : donar_net_model_new (settings->security, call->n_links, seed);
   if (settings->trace_dir &&
       !donar_net_model_load_traces (call->net, settings->trace_dir, error))
     return FALSE;

@@ -26,6 +26,10 @@ typedef struct
   DonarPolicy policy;           /* or, for the oracle, the policy it bounds */
   guint oracle_sends;
   DonarSecurity security;
+  /* The link model's parameters (docs/netmodel.md) when net_params_set;
+   * otherwise those of donar_net_model_params_init (security). */
+  gboolean net_params_set;
+  DonarNetModelParams net_params;
   DonarConfig config;           /* n_links etc.; seed set per call */
   gsize frame_bytes;
   gint64 duration_us;
