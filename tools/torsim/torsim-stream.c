@@ -1,0 +1,324 @@
+/* A stream: the SOCKS client's connection (side 0, the caller) and the
+ * connection to the onion service's local port (side 1, the callee).
+ * Bytes read on side d go over the stream's link in direction d and are
+ * written to the other side when the model says they arrive.  Like tor's
+ * stream windows, a direction stops reading while too much of it is in
+ * flight or waiting to be written. */
+#include "torsim.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+/* What the SOCKS handshake may buffer, and how long it may take. */
+#define SOCKS_MAX_INPUT 2048
+#define SOCKS_TIMEOUT_S 60
+
+typedef enum
+{
+  STREAM_SOCKS,                 /* the handshake */
+  STREAM_CONNECTING,            /* to the onion's target port */
+  STREAM_WAITING,               /* for the link's circuit */
+  STREAM_OPEN,
+  STREAM_CLOSED,
+} StreamState;
+
+struct _TorsimStream
+{
+  Torsim *t;
+  guint id;
+  StreamState state;
+  struct bufferevent *side[2];  /* NULL once that side has closed */
+  TorsimSocks *socks;
+  TorsimLink *link;
+  gsize in_flight[2];           /* bytes sent on the link, not delivered */
+};
+
+static void stream_finish (TorsimStream * s);
+
+static void
+stream_free (gpointer data)
+{
+  TorsimStream *s = data;
+
+  torsim_socks_free (s->socks);
+  g_free (s);
+}
+
+static guint
+side_of (TorsimStream * s, struct bufferevent *bev)
+{
+  return bev == s->side[0] ? 0 : 1;
+}
+
+static void
+update_reading (TorsimStream * s, guint dir)
+{
+  struct bufferevent *to = s->side[1 - dir];
+  gsize pending = s->in_flight[dir];
+
+  if (s->state != STREAM_OPEN || s->side[dir] == NULL)
+    return;
+  if (to != NULL)
+    pending += evbuffer_get_length (bufferevent_get_output (to));
+  if (pending >= s->t->options->max_pending)
+    bufferevent_disable (s->side[dir], EV_READ);
+  else
+    bufferevent_enable (s->side[dir], EV_READ);
+}
+
+/* Everything read on side dir is one packet on the link. */
+static void
+relay (TorsimStream * s, guint dir)
+{
+  struct evbuffer *input = bufferevent_get_input (s->side[dir]);
+  gsize length = evbuffer_get_length (input);
+  struct evbuffer *chunk;
+
+  if (length == 0)
+    return;
+  chunk = evbuffer_new ();
+  evbuffer_remove_buffer (input, chunk, length);
+  s->in_flight[dir] += length;
+  torsim_link_send (s->link, s, dir, chunk);
+  update_reading (s, dir);
+}
+
+static void
+stream_open (TorsimStream * s)
+{
+  gsize low = s->t->options->max_pending / 2;
+
+  torsim_socks_reply (s->side[0], TORSIM_SOCKS_SUCCEEDED);
+  s->state = STREAM_OPEN;
+  torsim_log (s->t, "stream %u: open on link %u", s->id,
+      torsim_link_index (s->link));
+  bufferevent_set_timeouts (s->side[0], NULL, NULL);
+  for (guint dir = 0; dir < 2; dir++) {
+    bufferevent_setwatermark (s->side[dir], EV_READ, 0, 0);
+    bufferevent_setwatermark (s->side[dir], EV_WRITE, low, 0);
+    update_reading (s, dir);
+  }
+  /* The client may have sent data after its request (optimistic data). */
+  relay (s, 0);
+}
+
+/* Side dir closed: its END follows its last bytes over the link. */
+static void
+side_ended (TorsimStream * s, guint dir)
+{
+  struct bufferevent *bev = s->side[dir];
+
+  s->side[dir] = NULL;
+  torsim_close_flushed (s->t, bev);
+  if (s->side[1 - dir] == NULL) {
+    stream_finish (s);
+    return;
+  }
+  torsim_log (s->t, "stream %u: side %u closed", s->id, dir);
+  torsim_link_send (s->link, s, dir, NULL);
+}
+
+static void
+on_read (struct bufferevent *bev, void *arg)
+{
+  TorsimStream *s = arg;
+
+  switch (s->state) {
+    case STREAM_SOCKS:
+      if (!torsim_socks_input (s->socks, s, s->t))
+        stream_finish (s);
+      break;
+    case STREAM_OPEN:
+      relay (s, side_of (s, bev));
+      break;
+    default:
+      break;
+  }
+}
+
+static void
+on_write (struct bufferevent *bev, void *arg)
+{
+  TorsimStream *s = arg;
+
+  if (s->state == STREAM_OPEN)
+    update_reading (s, 1 - side_of (s, bev));
+}
+
+static void
+on_event (struct bufferevent *bev, short what, void *arg)
+{
+  TorsimStream *s = arg;
+  guint dir = side_of (s, bev);
+
+  if (what & BEV_EVENT_CONNECTED) {
+    if (s->state != STREAM_CONNECTING)
+      return;
+    s->state = STREAM_WAITING;
+    if (torsim_link_is_ready (s->link))
+      stream_open (s);
+    return;
+  }
+  if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT)))
+    return;
+  switch (s->state) {
+    case STREAM_CONNECTING:
+    case STREAM_WAITING:
+      /* The target refused, or closed before the stream was up: tor's
+       * client gets END (CONNECTREFUSED or DONE), i.e. 0x05. */
+      if (dir == 1)
+        torsim_stream_refuse (s, TORSIM_SOCKS_CONNECTION_REFUSED);
+      else
+        stream_finish (s);
+      break;
+    case STREAM_OPEN:
+      side_ended (s, dir);
+      break;
+    default:
+      stream_finish (s);
+      break;
+  }
+}
+
+void
+torsim_stream_accept (Torsim * t, evutil_socket_t fd)
+{
+  TorsimStream *s = g_new0 (TorsimStream, 1);
+  struct timeval timeout = { SOCKS_TIMEOUT_S, 0 };
+  int one = 1;
+
+  setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  s->t = t;
+  s->id = t->next_stream_id++;
+  s->state = STREAM_SOCKS;
+  s->socks = torsim_socks_new ();
+  s->side[0] = bufferevent_socket_new (t->base, fd, BEV_OPT_CLOSE_ON_FREE);
+  bufferevent_setcb (s->side[0], on_read, on_write, on_event, s);
+  bufferevent_setwatermark (s->side[0], EV_READ, 0, SOCKS_MAX_INPUT);
+  bufferevent_set_timeouts (s->side[0], &timeout, &timeout);
+  bufferevent_enable (s->side[0], EV_READ);
+  t->streams = g_list_prepend (t->streams, s);
+  torsim_log (t, "stream %u: SOCKS connection", s->id);
+}
+
+void
+torsim_stream_connect (TorsimStream * s, const char *key,
+    const char *username, const char *password, guint16 target_port)
+{
+  Torsim *t = s->t;
+
+  s->link = torsim_link_attach (t, key, username, password, s);
+  if (s->link == NULL) {
+    torsim_log (t, "stream %u: every link is in use", s->id);
+    torsim_stream_refuse (s, TORSIM_SOCKS_GENERAL_FAILURE);
+    return;
+  }
+  s->side[1] = torsim_connect_local (t, target_port);
+  if (s->side[1] == NULL) {
+    torsim_stream_refuse (s, TORSIM_SOCKS_CONNECTION_REFUSED);
+    return;
+  }
+  bufferevent_setcb (s->side[1], on_read, on_write, on_event, s);
+  /* The client's data waits in its socket until the stream is open. */
+  bufferevent_disable (s->side[0], EV_READ);
+  s->state = STREAM_CONNECTING;
+  torsim_log (t, "stream %u: to 127.0.0.1:%u over link %u", s->id,
+      target_port, torsim_link_index (s->link));
+}
+
+void
+torsim_stream_refuse (TorsimStream * s, guint8 reply)
+{
+  if (s->state == STREAM_CLOSED)
+    return;
+  torsim_log (s->t, "stream %u: refused with 0x%02X", s->id, reply);
+  if (s->side[0] != NULL)
+    torsim_socks_reply (s->side[0], reply);
+  stream_finish (s);
+}
+
+void
+torsim_stream_deliver (TorsimStream * s, guint dir, struct evbuffer *data)
+{
+  struct bufferevent *to = s->side[1 - dir];
+
+  if (data == NULL) {
+    /* The END: the other side closes once it has what came before. */
+    s->side[1 - dir] = NULL;
+    torsim_close_flushed (s->t, to);
+    stream_finish (s);
+    return;
+  }
+  s->in_flight[dir] -= evbuffer_get_length (data);
+  if (to != NULL)
+    bufferevent_write_buffer (to, data);
+  evbuffer_free (data);
+  update_reading (s, dir);
+}
+
+void
+torsim_stream_link_ready (TorsimStream * s)
+{
+  if (s->state == STREAM_WAITING)
+    stream_open (s);
+}
+
+void
+torsim_stream_link_failed (TorsimStream * s)
+{
+  /* Tor ends a stream whose circuit is destroyed; before the stream was
+   * up, its client gets END (DESTROY), i.e. 0x01. */
+  if (s->link != NULL)
+    torsim_link_detach (s->link, s);
+  s->link = NULL;
+  if (s->state == STREAM_CONNECTING || s->state == STREAM_WAITING)
+    torsim_stream_refuse (s, TORSIM_SOCKS_GENERAL_FAILURE);
+  else
+    stream_finish (s);
+}
+
+static void
+stream_finish (TorsimStream * s)
+{
+  Torsim *t = s->t;
+
+  if (s->state == STREAM_CLOSED)
+    return;
+  s->state = STREAM_CLOSED;
+  torsim_log (t, "stream %u: closed", s->id);
+  for (guint dir = 0; dir < 2; dir++) {
+    torsim_close_flushed (t, s->side[dir]);
+    s->side[dir] = NULL;
+  }
+  if (s->link != NULL)
+    torsim_link_detach (s->link, s);
+  s->link = NULL;
+  t->streams = g_list_remove (t->streams, s);
+  torsim_defer_free (t, s, stream_free);
+}
+
+void
+torsim_streams_close_all (Torsim * t)
+{
+  while (t->streams != NULL)
+    stream_finish (t->streams->data);
+}
+
+gsize
+torsim_stream_buffered (TorsimStream * s)
+{
+  gsize total = s->in_flight[0] + s->in_flight[1];
+
+  for (guint dir = 0; dir < 2; dir++)
+    if (s->side[dir] != NULL)
+      total += evbuffer_get_length (bufferevent_get_input (s->side[dir])) +
+          evbuffer_get_length (bufferevent_get_output (s->side[dir]));
+  return total;
+}
+
+struct bufferevent *
+torsim_stream_client (TorsimStream * s)
+{
+  return s->side[0];
+}
