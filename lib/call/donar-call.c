@@ -1,0 +1,322 @@
+/* A call end to end (donar-call.h). */
+#include "donar-call.h"
+
+#include <string.h>
+#include <sys/random.h>
+
+GQuark
+donar_call_error_quark (void)
+{
+  return g_quark_from_static_string ("donar-call-error-quark");
+}
+
+struct _DonarCall
+{
+  DonarLinkEngine *engine;
+  DonarTorLauncher *launcher;
+  /* Kept open for the whole call: the onion dies with it. */
+  DonarTorControl *control;
+  gchar *service_id;
+  gboolean single_onion;        /* configured, not ADD_ONION */
+  gchar *address;
+  guint16 control_port;
+};
+
+void
+donar_call_options_init (DonarCallOptions * options, DonarRole role)
+{
+  memset (options, 0, sizeof *options);
+  options->role = role;
+  options->transport = DONAR_CALL_TRANSPORT_TOR;
+  options->security = DONAR_TOR_SECURITY_DEFAULT;
+  options->virtual_port = 5004;
+  options->setup_timeout_ms = 120 * 1000;
+  donar_link_engine_settings_init (&options->engine, role);
+}
+
+void
+donar_call_options_clear (DonarCallOptions * options)
+{
+  donar_link_engine_settings_clear (&options->engine);
+}
+
+static void
+report (DonarCallProgressFunc progress, gpointer user_data,
+    const gchar * step, gint percent)
+{
+  if (progress)
+    progress (step, percent, user_data);
+}
+
+typedef struct
+{
+  DonarCallProgressFunc progress;
+  gpointer user_data;
+} Relay;
+
+static void
+on_bootstrap (guint percent, const gchar * summary, gpointer user_data)
+{
+  Relay *relay = user_data;
+
+  report (relay->progress, relay->user_data, summary, (gint) percent);
+}
+
+/* The control connection: to the given port, or to a tor of our own. */
+static gboolean
+open_tor (DonarCall * call, const DonarCallOptions * options,
+    DonarCallProgressFunc progress, gpointer user_data,
+    GCancellable * cancellable, GError ** error)
+{
+  gint64 deadline = donar_tor_control_deadline (options->setup_timeout_ms);
+
+  if (options->tor_control_port) {
+    DonarTorControlAuthOptions auth = { 0, options->tor_cookie_file,
+      options->tor_password
+    };
+
+    report (progress, user_data, "connecting to tor's control port", -1);
+    call->control = donar_tor_control_connect (NULL,
+        options->tor_control_port, deadline, cancellable, error);
+    if (call->control == NULL ||
+        !donar_tor_control_authenticate (call->control, &auth, deadline,
+            cancellable, error))
+      return FALSE;
+    call->control_port = options->tor_control_port;
+  } else {
+    DonarTorLauncherOptions launch;
+    Relay relay = { progress, user_data };
+
+    donar_tor_launcher_options_init (&launch);
+    launch.tor_binary = options->tor_binary;
+    launch.security = options->security;
+    launch.no_socks = options->role == DONAR_ROLE_CALLEE;
+    launch.num_entry_guards = options->num_entry_guards;
+    launch.bootstrap_timeout_ms = options->setup_timeout_ms;
+    launch.extra_torrc_lines = options->extra_torrc_lines;
+    launch.progress = on_bootstrap;
+    launch.progress_data = &relay;
+    report (progress, user_data, "starting tor", 0);
+    call->launcher = donar_tor_launcher_start (&launch, cancellable, error);
+    if (call->launcher == NULL)
+      return FALSE;
+    call->control = donar_tor_launcher_open_control (call->launcher,
+        deadline, cancellable, error);
+    if (call->control == NULL)
+      return FALSE;
+    call->control_port = donar_tor_launcher_get_control_port (call->launcher);
+  }
+  return TRUE;
+}
+
+/* The call secret: 32 bytes from the kernel's CSPRNG. */
+static gboolean
+draw_secret (DonarLinkEngineSettings * settings, GError ** error)
+{
+  if (getrandom (settings->secret, DONAR_CALL_SECRET_LENGTH, 0) !=
+      DONAR_CALL_SECRET_LENGTH) {
+    g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_RANDOM,
+        "no random bytes for the call secret");
+    return FALSE;
+  }
+  settings->secret_length = DONAR_CALL_SECRET_LENGTH;
+  return TRUE;
+}
+
+static gboolean
+start_callee (DonarCall * call, const DonarCallOptions * options,
+    DonarLinkEngineSettings * settings, DonarCallProgressFunc progress,
+    gpointer user_data, GCancellable * cancellable, GError ** error)
+{
+  DonarCallAddress address = { 0 };
+  DonarTorOnionOptions onion_options = { 0 };
+  DonarTorctlOnion onion = { 0 };
+  gint64 deadline;
+  gboolean ok;
+
+  memcpy (address.secret, settings->secret, sizeof address.secret);
+  if (!donar_link_engine_start (call->engine, error)) {
+    donar_call_address_clear (&address);
+    return FALSE;
+  }
+
+  if (options->transport == DONAR_CALL_TRANSPORT_DIRECT) {
+    address.host = g_strdup ("127.0.0.1");
+    address.port = donar_link_engine_get_listen_port (call->engine);
+  } else {
+    onion_options.virtual_port = options->virtual_port;
+    onion_options.target_port =
+        donar_link_engine_get_listen_port (call->engine);
+    report (progress, user_data, "publishing the onion service", -1);
+    deadline = donar_tor_control_deadline (options->setup_timeout_ms);
+    if (call->launcher && options->security == DONAR_TOR_SECURITY_ONE_WAY) {
+      /* tor shortens the service side only for the onions of its
+       * configuration, not for ADD_ONION ones (docs/security.md). */
+      call->service_id = donar_tor_launcher_add_single_onion (call->launcher,
+          call->control, onion_options.virtual_port,
+          onion_options.target_port, deadline, cancellable, error);
+      call->single_onion = TRUE;
+      ok = call->service_id != NULL;
+    } else {
+      onion_options.non_anonymous =
+          options->security == DONAR_TOR_SECURITY_ONE_WAY;
+      ok = donar_tor_control_add_onion (call->control, &onion_options,
+          &onion, deadline, cancellable, error);
+      if (ok)
+        call->service_id = g_strdup (onion.service_id);
+      donar_torctl_onion_clear (&onion);
+    }
+    if (ok) {
+      report (progress, user_data, "waiting for the descriptor upload", -1);
+      ok = donar_tor_control_wait_for_descriptor_uploaded (call->control,
+          call->service_id, deadline, cancellable, error);
+    }
+    if (!ok) {
+      donar_call_address_clear (&address);
+      return FALSE;
+    }
+    address.host = g_strdup_printf ("%s.onion", call->service_id);
+    address.port = options->virtual_port;
+  }
+  call->address = donar_call_address_to_string (&address);
+  donar_call_address_clear (&address);
+  return TRUE;
+}
+
+static gboolean
+prepare_caller (DonarCall * call, const DonarCallOptions * options,
+    DonarLinkEngineSettings * settings, DonarCallProgressFunc progress,
+    gpointer user_data, GCancellable * cancellable, GError ** error)
+{
+  DonarCallAddress address;
+  gboolean direct;
+
+  if (!donar_call_address_parse (options->address, &address, error))
+    return FALSE;
+  direct = g_strcmp0 (address.host, "127.0.0.1") == 0;
+  if (direct != (options->transport == DONAR_CALL_TRANSPORT_DIRECT)) {
+    g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
+        direct ? "a 127.0.0.1 address is for direct calls, without Tor" :
+        "an onion address needs Tor: a direct call cannot reach it");
+    donar_call_address_clear (&address);
+    return FALSE;
+  }
+  if (address.client_auth_key) {
+    /* ONION_CLIENT_AUTH_ADD is not in the control client yet. */
+    g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
+        "this address needs client authorization, which this version "
+        "cannot give tor yet");
+    donar_call_address_clear (&address);
+    return FALSE;
+  }
+  memcpy (settings->secret, address.secret, sizeof address.secret);
+  settings->secret_length = sizeof address.secret;
+  g_free (settings->peer_host);
+  settings->peer_host = g_strdup (address.host);
+  settings->peer_port = address.port;
+  settings->socks_port = 0;
+  call->address = g_strdup (options->address);
+  donar_call_address_clear (&address);
+
+  if (!direct) {
+    settings->socks_port = options->tor_socks_port;
+    if (settings->socks_port == 0 && call->launcher)
+      settings->socks_port = donar_tor_launcher_get_socks_port (call->launcher);
+    if (settings->socks_port == 0 && !donar_tor_control_get_socks_port
+        (call->control, &settings->socks_port,
+            donar_tor_control_deadline (options->setup_timeout_ms),
+            cancellable, error))
+      return FALSE;
+    if (settings->socks_port == 0) {
+      g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
+          "tor has no SocksPort to dial the callee through");
+      return FALSE;
+    }
+  }
+  report (progress, user_data, "dialing the callee", -1);
+  return TRUE;
+}
+
+DonarCall *
+donar_call_start (const DonarCallOptions * options,
+    DonarCallProgressFunc progress, DonarLinkEventFunc on_event,
+    gpointer user_data, GCancellable * cancellable, GError ** error)
+{
+  DonarCall *call = g_new0 (DonarCall, 1);
+  DonarLinkEngineSettings settings = options->engine;
+  gboolean ok = TRUE;
+
+  /* Our own copies: the strings of options->engine stay the caller's. */
+  settings.role = options->role;
+  settings.peer_host = g_strdup (options->engine.peer_host);
+  settings.socks_host = g_strdup ("127.0.0.1");
+
+  if (options->role == DONAR_ROLE_CALLER && options->address == NULL) {
+    g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
+        "a caller needs the callee's call address");
+    ok = FALSE;
+  }
+  if (ok && options->transport == DONAR_CALL_TRANSPORT_TOR)
+    ok = open_tor (call, options, progress, user_data, cancellable, error);
+  if (ok && options->role == DONAR_ROLE_CALLER)
+    ok = prepare_caller (call, options, &settings, progress, user_data,
+        cancellable, error);
+  if (ok && options->role == DONAR_ROLE_CALLEE)
+    ok = draw_secret (&settings, error);
+  if (ok) {
+    call->engine = donar_link_engine_new (&settings, on_event, user_data,
+        error);
+    ok = call->engine != NULL;
+  }
+  if (ok && options->role == DONAR_ROLE_CALLEE)
+    ok = start_callee (call, options, &settings, progress, user_data,
+        cancellable, error);
+  else if (ok)
+    ok = donar_link_engine_start (call->engine, error);
+  donar_link_engine_settings_clear (&settings);
+  if (!ok) {
+    donar_call_free (call);
+    return NULL;
+  }
+  return call;
+}
+
+const gchar *
+donar_call_get_address (DonarCall * call)
+{
+  return call->address;
+}
+
+DonarLinkEngine *
+donar_call_get_engine (DonarCall * call)
+{
+  return call->engine;
+}
+
+guint16
+donar_call_get_tor_control_port (DonarCall * call)
+{
+  return call->control_port;
+}
+
+void
+donar_call_free (DonarCall * call)
+{
+  if (call == NULL)
+    return;
+  donar_link_engine_free (call->engine);
+  if (call->control && call->service_id && call->single_onion)
+    donar_tor_launcher_remove_single_onion (call->launcher, call->control,
+        call->service_id, donar_tor_control_deadline (5000), NULL, NULL);
+  else if (call->control && call->service_id)
+    donar_tor_control_del_onion (call->control, call->service_id,
+        donar_tor_control_deadline (5000), NULL, NULL);
+  donar_tor_control_free (call->control);
+  donar_tor_launcher_free (call->launcher);
+  g_free (call->service_id);
+  if (call->address) {
+    explicit_bzero (call->address, strlen (call->address));
+    g_free (call->address);
+  }
+  g_free (call);
+}

@@ -1,0 +1,85 @@
+/* A call end to end: Tor set up (a control port given, or a tor of our
+ * own), the onion service published (callee) or dialed (caller), and the
+ * link engine running over it.  What donarsink, donarsrc and donar-call
+ * share, so that none of them repeats the steps.
+ *
+ * donar_call_start () blocks for as long as Tor takes (bootstrap, the
+ * descriptor upload): call it from a setup thread, never a streaming
+ * thread.  It can be cancelled. */
+#ifndef DONAR_CALL_H
+#define DONAR_CALL_H
+
+#include "donar-call-address.h"
+#include "donar-link-engine.h"
+#include "donar-tor-launcher.h"
+
+G_BEGIN_DECLS
+
+#define DONAR_CALL_ERROR (donar_call_error_quark ())
+GQuark donar_call_error_quark (void);
+
+typedef enum
+{
+  DONAR_CALL_ERROR_OPTIONS,
+  DONAR_CALL_ERROR_RANDOM,
+} DonarCallError;
+
+typedef enum
+{
+  /* Tor's own SocksPort and ControlPort (or a tor we launch). */
+  DONAR_CALL_TRANSPORT_TOR,
+  /* No Tor: the callee on 127.0.0.1, for tests and the ceiling. */
+  DONAR_CALL_TRANSPORT_DIRECT,
+} DonarCallTransport;
+
+typedef struct
+{
+  DonarRole role;
+  DonarCallTransport transport;
+  /* Caller: the address the callee shared. */
+  const gchar *address;
+  /* A running tor's control port on 127.0.0.1; 0: launch our own. */
+  guint16 tor_control_port;
+  const gchar *tor_cookie_file; /* NULL: the one tor names */
+  const gchar *tor_password;
+  /* Caller: tor's SocksPort; 0: ask the control port, or our own tor. */
+  guint16 tor_socks_port;
+  /* For a tor we launch. */
+  DonarTorSecurity security;
+  guint num_entry_guards;
+  const gchar *const *extra_torrc_lines;
+  const gchar *tor_binary;
+  /* Callee: the port callers dial on the onion. */
+  guint16 virtual_port;
+  /* Bootstrap, connection and upload, each. */
+  guint setup_timeout_ms;
+  /* The engine's settings but for the role, the peer and the secret,
+   * which the call fills in. */
+  DonarLinkEngineSettings engine;
+} DonarCallOptions;
+
+void donar_call_options_init (DonarCallOptions * options, DonarRole role);
+void donar_call_options_clear (DonarCallOptions * options);
+
+/* Setup progress: what is happening, and tor's bootstrap percent (or
+ * -1). */
+typedef void (*DonarCallProgressFunc) (const gchar * step, gint percent,
+    gpointer user_data);
+
+typedef struct _DonarCall DonarCall;
+
+DonarCall *donar_call_start (const DonarCallOptions * options,
+    DonarCallProgressFunc progress, DonarLinkEventFunc on_event,
+    gpointer user_data, GCancellable * cancellable, GError ** error);
+/* Callee: the address to give the caller (a secret: whoever has it can
+ * call).  Caller: the address dialed. */
+const gchar *donar_call_get_address (DonarCall * call);
+DonarLinkEngine *donar_call_get_engine (DonarCall * call);
+/* The tor the call uses (launched or given); 0 when direct. */
+guint16 donar_call_get_tor_control_port (DonarCall * call);
+/* Stops the engine, removes the onion, stops a tor we launched. */
+void donar_call_free (DonarCall * call);
+
+G_END_DECLS
+
+#endif /* DONAR_CALL_H */

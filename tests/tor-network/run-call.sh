@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The `tor-call` test: a DONAR call over the private Tor network.
+#   - the callee's tor joins the network (as in run-check.sh; the launcher
+#     is tested by the torclient test), and the callee (donar-call)
+#     publishes its onion through that tor's control port;
+#   - the caller (donar-call) dials 12 links through the network client's
+#     SocksPort, having asked its control port;
+#   - call-check.py sees a distinct circuit per link, then kills the relay
+#     that most of them cross and that is neither side's guard;
+#   - both ends must have had all 12 links up and received at least 95 %
+#     of the other's frames, and the caller must have lost links to the kill
+#     and dialed them again.
+# Everything started is stopped by PID, also on failure.
+#
+#   run-call.sh DONAR_CALL [PYTHON]
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+donar_call=$1
+python=${2:-python3}
+work=$(mktemp -d "${TMPDIR:-/tmp}/donar-tor-call.XXXXXX")
+pids=()
+
+cleanup () {
+  local rc=$?
+  for pid in "${pids[@]}"; do
+    kill -TERM "$pid" 2>/dev/null || true
+  done
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  "$here/tor-network.sh" stop "$work/net" || true
+  if [ "$rc" -ne 0 ]; then
+    for f in callee.log caller.log callee.json caller.json; do
+      [ -f "$work/$f" ] && { echo "==> $f <==" >&2; tail -n 30 "$work/$f" >&2; }
+    done
+  fi
+  rm -rf "$work"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+eval "$("$here/tor-network.sh" start "$work/net")"
+
+# The callee's own tor: a client of the private network, no SocksPort.
+callee_control=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir -m 700 "$work/callee-tor"
+cat > "$work/callee-tor/torrc" <<TORRC
+%include $TOR_TORRC_INCLUDE
+DataDirectory $work/callee-tor
+SocksPort 0
+ControlPort 127.0.0.1:$callee_control
+CookieAuthentication 1
+Log notice file $work/callee-tor/notice.log
+TORRC
+tor -f "$work/callee-tor/torrc" --defaults-torrc /dev/null < /dev/null > /dev/null 2>&1 &
+pids+=($!)
+for _ in $(seq 1 600); do
+  grep -q "Bootstrapped 100%" "$work/callee-tor/notice.log" 2>/dev/null && break
+  sleep 0.1
+done
+grep -q "Bootstrapped 100%" "$work/callee-tor/notice.log" || { echo "callee tor not bootstrapped in 60 s" >&2; exit 1; }
+
+"$donar_call" callee --tor-control "$callee_control" \
+  --tor-cookie "$work/callee-tor/control_auth_cookie" --seconds 45 --address-file "$work/address" --setup-timeout 90 --json \
+  > "$work/callee.json" 2> "$work/callee.log" &
+pids+=($!)
+callee_pid=$!
+
+for _ in $(seq 1 900); do
+  [ -s "$work/address" ] && break
+  kill -0 "$callee_pid" 2>/dev/null || { echo "the callee exited" >&2; exit 1; }
+  sleep 0.1
+done
+[ -s "$work/address" ] || { echo "no call address in 90 s" >&2; exit 1; }
+address=$(cat "$work/address")
+onion=$(echo "$address" | sed -E 's|^donar://([a-z2-7]+\.onion):.*|\1|')
+echo "callee published $onion" >&2
+
+"$donar_call" caller "$address" --tor-control "$TOR_CONTROL_PORT" \
+  --tor-cookie "$TOR_COOKIE" --seconds 30 --wait-links 12 --setup-timeout 60 \
+  --json > "$work/caller.json" 2> "$work/caller.log" &
+caller_pid=$!
+pids+=("$caller_pid")
+
+"$python" "$here/call-check.py" --control-port "$TOR_CONTROL_PORT" \
+  --cookie "$TOR_COOKIE" --onion "$onion" --links 12 \
+  --service-control-port "$callee_control" \
+  --service-cookie "$work/callee-tor/control_auth_cookie" \
+  --network-dir "$TOR_NETWORK_DIR" --timeout 60
+
+wait "$caller_pid"
+wait "$callee_pid"
+echo "caller: $(cat "$work/caller.json")" >&2
+echo "callee: $(cat "$work/callee.json")" >&2
+
+"$python" - "$work/caller.json" "$work/callee.json" <<'PY'
+import json, sys
+caller = json.load(open(sys.argv[1]))
+callee = json.load(open(sys.argv[2]))
+ok = True
+for name, r in (("caller", caller), ("callee", callee)):
+    if r["max_links_up"] != 12:
+        print("%s: at most %d links up, not 12" % (name, r["max_links_up"]), file=sys.stderr)
+        ok = False
+    if r["frames_expected"] < 500 or r["frames_received"] < 0.95 * r["frames_expected"]:
+        print("%s: received %d of %d frames" % (name, r["frames_received"], r["frames_expected"]), file=sys.stderr)
+        ok = False
+if caller["link_downs"] < 1 or caller["connections_opened"] <= 12:
+    print("caller: the killed relay took no link down, or none was dialed again", file=sys.stderr)
+    ok = False
+sys.exit(0 if ok else 1)
+PY

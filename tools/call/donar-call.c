@@ -1,0 +1,443 @@
+/* donar-call: one end of a DONAR call from a terminal, with made-up voice
+ * frames.  The callee publishes its onion and prints the call address;
+ * the caller dials it.  Both send one frame every --frame-ms and report
+ * what came back: the tests' call over Tor and over donar-torsim, and a
+ * user's check that two machines can call each other.
+ *
+ * Each frame carries its send time (CLOCK_MONOTONIC) and a counter: on one
+ * machine the latency is the one-way delay; across machines only the
+ * losses mean something. */
+#include "donar-call.h"
+
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FRAME_HEADER 12
+
+static volatile sig_atomic_t interrupted;
+
+typedef struct
+{
+  GMutex lock;
+  guint links_up;
+  guint max_links_up;
+  guint link_downs;
+  guint rejected;
+  gboolean quiet;
+} Status;
+
+typedef struct
+{
+  gboolean direct;
+  gint tor_control;
+  gchar *tor_cookie;
+  gchar *tor_password;
+  gint tor_socks;
+  gchar **torrc_lines;
+  gchar *security;
+  gint virtual_port;
+  gchar *address_file;
+  gdouble seconds;
+  gint wait_links;
+  gint frame_ms;
+  gint frame_bytes;
+  gchar *policy;
+  gint links;
+  gint n1st;
+  gint n2nd;
+  gint setup_timeout_s;
+  gboolean json;
+  gboolean quiet;
+} Options;
+
+static void
+on_signal (int signal_number)
+{
+  interrupted = 1;
+}
+
+static void
+on_progress (const gchar * step, gint percent, gpointer user_data)
+{
+  Status *status = user_data;
+
+  if (status->quiet)
+    return;
+  if (percent >= 0)
+    g_printerr ("donar-call: %s (%d %%)\n", step, percent);
+  else
+    g_printerr ("donar-call: %s\n", step);
+}
+
+static void
+on_event (const DonarLinkEvent * event, gpointer user_data)
+{
+  Status *status = user_data;
+
+  g_mutex_lock (&status->lock);
+  status->links_up = event->links_up;
+  status->max_links_up = MAX (status->max_links_up, event->links_up);
+  if (event->type == DONAR_LINK_EVENT_LINK_DOWN)
+    status->link_downs++;
+  if (event->type == DONAR_LINK_EVENT_REJECTED)
+    status->rejected++;
+  g_mutex_unlock (&status->lock);
+  if (!status->quiet)
+    g_printerr ("donar-call: %s: %s\n",
+        donar_link_event_type_to_string (event->type), event->message);
+}
+
+static guint
+links_up (Status * status)
+{
+  guint n;
+
+  g_mutex_lock (&status->lock);
+  n = status->links_up;
+  g_mutex_unlock (&status->lock);
+  return n;
+}
+
+static gboolean
+write_address_file (const gchar * path, const gchar * address, GError ** error)
+{
+  g_autofree gchar *text = g_strdup_printf ("%s\n", address);
+
+  /* The address lets anyone call: not for other users' eyes.  Written
+   * whole then renamed, so a reader never sees half of it. */
+  return g_file_set_contents_full (path, text, -1,
+      G_FILE_SET_CONTENTS_CONSISTENT, 0600, error);
+}
+
+static void
+make_frame (guint8 * frame, gsize length, guint32 counter)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  memset (frame, 0x5a, length);
+  for (guint i = 0; i < 8; i++)
+    frame[i] = (guint8) ((guint64) now >> (56 - 8 * i));
+  for (guint i = 0; i < 4; i++)
+    frame[8 + i] = (guint8) (counter >> (24 - 8 * i));
+}
+
+typedef struct
+{
+  GArray *latencies_ms;         /* gdouble */
+  guint32 first;
+  guint32 last;
+  gboolean any;
+  guint64 malformed;
+} Received;
+
+static void
+take_frame (Received * received, const DonarLinkFrame * frame)
+{
+  guint64 sent = 0;
+  guint32 counter = 0;
+  gdouble latency;
+
+  if (frame->length < FRAME_HEADER) {
+    received->malformed++;
+    return;
+  }
+  for (guint i = 0; i < 8; i++)
+    sent = sent << 8 | frame->data[i];
+  for (guint i = 0; i < 4; i++)
+    counter = counter << 8 | frame->data[8 + i];
+  latency = (gdouble) (frame->arrival_us - (gint64) sent) / 1000.0;
+  g_array_append_val (received->latencies_ms, latency);
+  if (!received->any || counter < received->first)
+    received->first = counter;
+  if (!received->any || counter > received->last)
+    received->last = counter;
+  received->any = TRUE;
+}
+
+static gint
+compare_doubles (gconstpointer a, gconstpointer b)
+{
+  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+
+  return (x > y) - (x < y);
+}
+
+static gdouble
+percentile (GArray * sorted, gdouble p)
+{
+  guint index;
+
+  if (sorted->len == 0)
+    return 0;
+  index = (guint) (p * (sorted->len - 1) + 0.5);
+  return g_array_index (sorted, gdouble, index);
+}
+
+static void
+report (const Options * options, DonarCall * call, Status * status,
+    Received * received, guint32 frames_sent, gdouble seconds)
+{
+  DonarLinkEngineStats stats;
+  guint expected = received->any ? received->last - received->first + 1 : 0;
+  guint got = received->latencies_ms->len;
+  gdouble p50, p99, max;
+
+  donar_link_engine_get_stats (donar_call_get_engine (call), &stats);
+  g_array_sort (received->latencies_ms, compare_doubles);
+  p50 = percentile (received->latencies_ms, 0.50);
+  p99 = percentile (received->latencies_ms, 0.99);
+  max = percentile (received->latencies_ms, 1.0);
+  if (options->json) {
+    g_print ("{\"seconds\": %.1f, \"frames_sent\": %u, "
+        "\"frames_received\": %u, \"frames_expected\": %u, "
+        "\"latency_ms\": {\"p50\": %.1f, \"p99\": %.1f, \"max\": %.1f}, "
+        "\"links_up\": %u, \"max_links_up\": %u, \"link_downs\": %u, "
+        "\"connections_opened\": %" G_GUINT64_FORMAT ", "
+        "\"connections_rejected\": %" G_GUINT64_FORMAT ", "
+        "\"records_dropped\": %" G_GUINT64_FORMAT ", "
+        "\"frames_unsent\": %" G_GUINT64_FORMAT ", "
+        "\"piggybacked\": %" G_GUINT64_FORMAT ", \"malformed\": %"
+        G_GUINT64_FORMAT "}\n", seconds, frames_sent, got, expected, p50,
+        p99, max, links_up (status), status->max_links_up,
+        status->link_downs, stats.connections_opened,
+        stats.connections_rejected, stats.records_dropped,
+        stats.session.frames_unsent,
+        stats.session.frames_piggyback_delivered, received->malformed);
+  } else {
+    g_print ("sent %u frames in %.1f s; received %u of %u (%.2f %% lost); "
+        "latency p50 %.1f ms, p99 %.1f ms, max %.1f ms; links up %u "
+        "(most %u), %u closed, %" G_GUINT64_FORMAT " strangers rejected\n",
+        frames_sent, seconds, got, expected,
+        expected ? 100.0 * (expected - MIN (got, expected)) / expected : 0.0,
+        p50, p99, max, links_up (status), status->max_links_up,
+        status->link_downs, stats.connections_rejected);
+  }
+}
+
+/* Sends for options->seconds once enough links are up, receiving all the
+ * while, then listens 2 s more for the frames still on the way. */
+static void
+run_call (const Options * options, DonarCall * call, Status * status)
+{
+  DonarLinkEngine *engine = donar_call_get_engine (call);
+  Received received = { 0 };
+  gint64 frame_us = (gint64) options->frame_ms * 1000;
+  gint64 start, stop_sending, stop, next;
+  guint32 counter = 0;
+  guint8 frame[DONAR_CELL_PAYLOAD];
+  gsize frame_length = MAX (options->frame_bytes, FRAME_HEADER);
+
+  received.latencies_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
+
+  start = g_get_monotonic_time () +
+      (gint64) options->setup_timeout_s * G_USEC_PER_SEC;
+  while (!interrupted && links_up (status) < (guint) options->wait_links &&
+      g_get_monotonic_time () < start)
+    g_usleep (10 * 1000);
+  start = g_get_monotonic_time ();
+  stop_sending = start + (gint64) (options->seconds * G_USEC_PER_SEC);
+  stop = stop_sending + 2 * G_USEC_PER_SEC;
+  next = start;
+  while (!interrupted && g_get_monotonic_time () < stop) {
+    DonarLinkFrame *in;
+
+    if (next < stop_sending && g_get_monotonic_time () >= next) {
+      GError *error = NULL;
+
+      make_frame (frame, frame_length, counter++);
+      if (!donar_link_engine_send_frame (engine, frame, frame_length, &error)) {
+        g_printerr ("donar-call: %s\n", error->message);
+        g_clear_error (&error);
+        break;
+      }
+      next += frame_us;
+    }
+    in = donar_link_engine_pop_frame (engine, MIN (next, stop));
+    if (in) {
+      take_frame (&received, in);
+      g_free (in);
+    }
+  }
+  report (options, call, status, &received, counter,
+      (gdouble) (MIN (g_get_monotonic_time (), stop_sending) - start) /
+      G_USEC_PER_SEC);
+  g_array_unref (received.latencies_ms);
+}
+
+static gboolean
+fill_call_options (const Options * o, DonarRole role, const gchar * address,
+    DonarCallOptions * call, GError ** error)
+{
+  DonarTorSecurity security = DONAR_TOR_SECURITY_DEFAULT;
+
+  if (o->security && !donar_tor_security_from_string (o->security, &security)) {
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+        "--security: default, 2hop or 1way, not \"%s\"", o->security);
+    return FALSE;
+  }
+  donar_call_options_init (call, role);
+  call->address = address;
+  call->transport = o->direct ? DONAR_CALL_TRANSPORT_DIRECT :
+      DONAR_CALL_TRANSPORT_TOR;
+  call->tor_control_port = (guint16) o->tor_control;
+  call->tor_cookie_file = o->tor_cookie;
+  call->tor_password = o->tor_password;
+  call->tor_socks_port = (guint16) o->tor_socks;
+  call->extra_torrc_lines = (const gchar * const *) o->torrc_lines;
+  call->security = security;
+  call->virtual_port = (guint16) o->virtual_port;
+  call->setup_timeout_ms = (guint) o->setup_timeout_s * 1000;
+  call->engine.config.n_links = (guint) o->links;
+  call->engine.config.n_1st = (guint) o->n1st;
+  call->engine.config.n_2nd = (guint) o->n2nd;
+  call->engine.config.frame_period_us = (gint64) o->frame_ms * 1000;
+  if (o->policy && !donar_policy_from_string (o->policy,
+          &call->engine.config.policy)) {
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+        "--policy: simple, torfone, alternate or double-send, not \"%s\"",
+        o->policy);
+    donar_call_options_clear (call);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+check_ranges (const Options * o, GError ** error)
+{
+  const gchar *bad = NULL;
+
+  if (o->tor_control < 0 || o->tor_control > 65535)
+    bad = "--tor-control: a port, 1 to 65535";
+  else if (o->tor_socks < 0 || o->tor_socks > 65535)
+    bad = "--tor-socks: a port, 1 to 65535";
+  else if (o->virtual_port < 1 || o->virtual_port > 65535)
+    bad = "--virtual-port: a port, 1 to 65535";
+  else if (o->seconds <= 0)
+    bad = "--seconds must be positive";
+  else if (o->frame_ms < 1 || o->frame_ms > 1000)
+    bad = "--frame-ms: 1 to 1000";
+  else if (o->frame_bytes < FRAME_HEADER || o->frame_bytes > 435)
+    bad = "--frame-bytes: 12 to 435";
+  else if (o->links < 1 || o->links > DONAR_MAX_LINKS)
+    bad = "--links: 1 to 32";
+  else if (o->wait_links < 0 || o->wait_links > o->links)
+    bad = "--wait-links: 0 to --links";
+  else if (o->setup_timeout_s < 1)
+    bad = "--setup-timeout must be positive";
+  if (bad)
+    g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, bad);
+  return bad == NULL;
+}
+
+int
+main (int argc, char **argv)
+{
+  Options o = { FALSE, 0, NULL, NULL, 0, NULL, NULL, 5004, NULL, 20.0, 1,
+    40, 172, NULL, 12, 3, 3, 120, FALSE, FALSE
+  };
+  GOptionEntry entries[] = {
+    {"direct", 0, 0, G_OPTION_ARG_NONE, &o.direct,
+        "No Tor: the callee on 127.0.0.1 (tests, the ceiling)", NULL},
+    {"tor-control", 0, 0, G_OPTION_ARG_INT, &o.tor_control,
+          "A running tor's ControlPort on 127.0.0.1 (default: launch tor)",
+        "PORT"},
+    {"tor-cookie", 0, 0, G_OPTION_ARG_FILENAME, &o.tor_cookie,
+        "Its cookie file (default: the one tor names)", "FILE"},
+    {"tor-password", 0, 0, G_OPTION_ARG_STRING, &o.tor_password,
+        "Its control password", "PASSWORD"},
+    {"tor-socks", 0, 0, G_OPTION_ARG_INT, &o.tor_socks,
+        "Caller: tor's SocksPort (default: ask the control port)", "PORT"},
+    {"torrc-line", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.torrc_lines,
+        "A line for the torrc of a launched tor (repeatable)", "LINE"},
+    {"security", 0, 0, G_OPTION_ARG_STRING, &o.security,
+        "default or 1way, for a launched tor (docs/security.md)", "NAME"},
+    {"virtual-port", 0, 0, G_OPTION_ARG_INT, &o.virtual_port,
+        "Callee: the onion's port (5004)", "PORT"},
+    {"address-file", 0, 0, G_OPTION_ARG_FILENAME, &o.address_file,
+        "Callee: write the call address there too (mode 0600)", "FILE"},
+    {"seconds", 0, 0, G_OPTION_ARG_DOUBLE, &o.seconds,
+        "How long to send frames (20)", "S"},
+    {"wait-links", 0, 0, G_OPTION_ARG_INT, &o.wait_links,
+        "Start sending once this many links are open, or after --setup-timeout (1)",
+          "N"},
+    {"frame-ms", 0, 0, G_OPTION_ARG_INT, &o.frame_ms,
+        "One frame every this many ms (40)", "MS"},
+    {"frame-bytes", 0, 0, G_OPTION_ARG_INT, &o.frame_bytes,
+        "Bytes per frame (172: Opus at 32 kbit/s, 40 ms)", "N"},
+    {"policy", 0, 0, G_OPTION_ARG_STRING, &o.policy,
+        "simple, torfone, alternate (default) or double-send", "NAME"},
+    {"links", 0, 0, G_OPTION_ARG_INT, &o.links, "Links (12)", "N"},
+    {"n1st", 0, 0, G_OPTION_ARG_INT, &o.n1st, "Links in L1ST (3)", "N"},
+    {"n2nd", 0, 0, G_OPTION_ARG_INT, &o.n2nd, "Links in L2ND (3)", "N"},
+    {"setup-timeout", 0, 0, G_OPTION_ARG_INT, &o.setup_timeout_s,
+        "Seconds for each setup step: bootstrap, publishing (120)", "S"},
+    {"json", 0, 0, G_OPTION_ARG_NONE, &o.json,
+        "The report as one JSON object", NULL},
+    {"quiet", 0, 0, G_OPTION_ARG_NONE, &o.quiet,
+        "No progress and events on stderr", NULL},
+    {NULL}
+  };
+  g_autoptr (GOptionContext) context =
+      g_option_context_new ("callee | caller ADDRESS");
+  GError *error = NULL;
+  DonarCallOptions call_options;
+  DonarCall *call;
+  DonarRole role;
+  Status status = { 0 };
+  struct sigaction action = { 0 };
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_summary (context,
+      "One end of a DONAR call with made-up voice frames; prints what came "
+      "back.");
+  if (!g_option_context_parse (context, &argc, &argv, &error) ||
+      !check_ranges (&o, &error))
+    goto usage;
+  if (argc == 2 && strcmp (argv[1], "callee") == 0)
+    role = DONAR_ROLE_CALLEE;
+  else if (argc == 3 && strcmp (argv[1], "caller") == 0)
+    role = DONAR_ROLE_CALLER;
+  else {
+    g_set_error_literal (&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+        "say callee, or caller and the call address");
+    goto usage;
+  }
+  if (!fill_call_options (&o, role, role == DONAR_ROLE_CALLER ? argv[2] :
+          NULL, &call_options, &error))
+    goto usage;
+
+  action.sa_handler = on_signal;
+  sigaction (SIGINT, &action, NULL);
+  sigaction (SIGTERM, &action, NULL);
+  g_mutex_init (&status.lock);
+  status.quiet = o.quiet;
+  call = donar_call_start (&call_options, on_progress, on_event, &status,
+      NULL, &error);
+  donar_call_options_clear (&call_options);
+  if (call == NULL) {
+    g_printerr ("donar-call: %s\n", error->message);
+    return 1;
+  }
+  if (role == DONAR_ROLE_CALLEE) {
+    if (!o.quiet)
+      g_printerr ("donar-call: call address: %s\n",
+          donar_call_get_address (call));
+    if (o.address_file && !write_address_file (o.address_file,
+            donar_call_get_address (call), &error)) {
+      g_printerr ("donar-call: %s\n", error->message);
+      donar_call_free (call);
+      return 1;
+    }
+  }
+  run_call (&o, call, &status);
+  donar_call_free (call);
+  return 0;
+
+usage:
+  g_printerr ("donar-call: %s\n", error->message);
+  return 2;
+}
