@@ -326,6 +326,76 @@ test_peer_unreachable (void)
   events_clear (&events);
 }
 
+/* A peer that takes the links and never reads: each link's queue stays at
+ * its cap (the oldest records dropped, memory bounded), and a link full for
+ * the stall timeout is closed and dialed again. */
+static void
+test_stalled_links_bounded (void)
+{
+  Events events = { 0 };
+  GSocketListener *listener = g_socket_listener_new ();
+  GPtrArray *accepted = g_ptr_array_new_with_free_func (g_object_unref);
+  DonarLinkEngineSettings s;
+  DonarLinkEngine *caller;
+  DonarLinkEngineStats stats;
+  DonarLinkEngineLinkStats link;
+  guint8 frame[400];
+  GError *error = NULL;
+  guint16 port = g_socket_listener_add_any_inet_port (listener, NULL, &error);
+  gint64 end;
+
+  g_assert_no_error (error);
+  settings_for (&s, DONAR_ROLE_CALLER, secret);
+  s.peer_host = g_strdup ("127.0.0.1");
+  s.peer_port = port;
+  s.socks_port = 0;
+  s.stall_timeout_us = 500 * G_TIME_SPAN_MILLISECOND;
+  s.backoff_min_us = 50 * G_TIME_SPAN_MILLISECOND;
+  s.backoff_max_us = 100 * G_TIME_SPAN_MILLISECOND;
+  /* Every frame on every link: the 3 + 3 links in use all fill up. */
+  s.config.policy = DONAR_POLICY_DOUBLE_SEND;
+  caller = donar_link_engine_new (&s, on_event, &events, &error);
+  g_assert_no_error (error);
+  g_assert_true (donar_link_engine_start (caller, &error));
+  donar_link_engine_settings_clear (&s);
+
+  while (accepted->len < 12) {
+    GSocketConnection *c = g_socket_listener_accept (listener, NULL, NULL,
+        &error);
+
+    g_assert_no_error (error);
+    g_ptr_array_add (accepted, c);
+  }
+  memset (frame, 0x80, sizeof frame);
+  /* 20 MB offered in a few seconds, far beyond what the sockets hold. */
+  end = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
+  for (guint i = 0; i < 50000 && g_get_monotonic_time () < end; i++) {
+    g_assert_true (donar_link_engine_send_frame (caller, frame, sizeof frame,
+            &error));
+    if (i % 50 == 0)
+      g_usleep (1000);
+    donar_link_engine_get_stats (caller, &stats);
+    if (stats.stalls > 0)
+      break;
+  }
+  donar_link_engine_get_stats (caller, &stats);
+  g_assert_cmpuint (stats.records_dropped, >, 0);
+  g_assert_cmpuint (stats.stalls, >, 0);
+  for (guint i = 0; i < 12; i++) {
+    g_assert_true (donar_link_engine_get_link_stats (caller, i, &link));
+    g_assert_cmpuint (link.queued_bytes, <=, 16 * DONAR_CELL_PAYLOAD);
+  }
+  wait_for (&events, DONAR_LINK_EVENT_LINK_DOWN, 1);
+  g_assert_nonnull (strstr (events.last_message[DONAR_LINK_EVENT_LINK_DOWN],
+          "stalled"));
+
+  donar_link_engine_free (caller);
+  g_ptr_array_unref (accepted);
+  g_socket_listener_close (listener);
+  g_object_unref (listener);
+  events_clear (&events);
+}
+
 static void
 test_bad_settings_and_frames (void)
 {
@@ -391,6 +461,8 @@ main (int argc, char **argv)
   g_test_add_func ("/link-engine/call-both-ways", test_call_both_ways);
   g_test_add_func ("/link-engine/strangers-rejected", test_strangers_rejected);
   g_test_add_func ("/link-engine/peer-unreachable", test_peer_unreachable);
+  g_test_add_func ("/link-engine/stalled-links-bounded",
+      test_stalled_links_bounded);
   g_test_add_func ("/link-engine/bad-settings-and-frames",
       test_bad_settings_and_frames);
   return g_test_run ();

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """During a donar-call over the private network: checks that the caller's
 links to the onion each have a circuit of their own, then kills (SIGKILL)
-the relay that most of those circuits cross and that is the guard of
-neither side, so that the call must go on without it.
+the relay that most of those circuits cross and that is neither side's
+guard nor on the callee's introduction circuits, so that the call must go
+on without it.
 
     call-check.py --control-port P --cookie FILE --onion HOST --links N
         --service-control-port P --service-cookie FILE
@@ -32,12 +33,13 @@ def log(msg):
 
 
 def relay_pids(network_dir):
-    """{node name: pid} of the relays (not the authorities, not clients)."""
+    """{node name: pid} of the relays, authorities included (they relay
+    too; two of three still vote), not the clients."""
     out = {}
     with open(os.path.join(network_dir, "pids")) as f:
         for line in f:
             name, pid = line.split()
-            if name.startswith("relay"):
+            if name.startswith("relay") or name.startswith("auth"):
                 out[name] = int(pid)
     return out
 
@@ -87,31 +89,40 @@ def main():
         return 1
 
     # Stock tor has one primary guard: the caller's is the first hop of
-    # every link, the callee's the first hop of every service circuit, and
-    # killing either stops the whole call until tor has found another guard
-    # and (for the callee) new introduction points (docs/security.md). A
-    # relay further on tests what DONAR is for: some links die, the others
-    # carry the call.
+    # every link, the callee's of every circuit of its service, and killing
+    # either stops the whole call until tor has found another. A relay on
+    # the callee's introduction circuits takes its introduction points, and
+    # no link can open until it has published new ones (docs/security.md).
+    # Any other relay on the links tests what DONAR is for: the links
+    # through it die, the others carry the call, the dead ones are dialed
+    # again on new circuits.
     service = check_onion.Control(a.service_control_port, timeout=10)
     check_onion.authenticate(service, a.service_cookie)
     lines = lines_of(ctl)
-    service_lines = [line for line in lines_of(service).values()
-                     if "PURPOSE=HS_SERVICE" in line]
-    service.close()
-    guards = set()
-    for line in [lines.get(c, "") for c in circuits] + service_lines:
+    spared = set()
+    for line in lines_of(service).values():
         hops = path_nicknames(line)
-        if hops:
-            guards.add(hops[0])
+        if "PURPOSE=HS_SERVICE_INTRO" in line:
+            spared.update(hops)
+        elif "PURPOSE=HS_SERVICE" in line:
+            spared.update(hops[:1])
+    service.close()
+    for c in circuits:
+        spared.update(path_nicknames(lines.get(c, ""))[:1])
     crossings = collections.Counter()
     for circuit in circuits:
-        crossings.update(set(path_nicknames(lines.get(circuit, ""))) - guards)
-    log("guards: %s; other relays on the links: %s" % (sorted(guards), dict(crossings)))
+        crossings.update(set(path_nicknames(lines.get(circuit, ""))) - spared)
+    log("spared (guards, the callee's introduction circuits): %s; "
+        "others on the links: %s"
+        % (sorted(spared), dict(crossings)))
     pids = relay_pids(a.network_dir)
     candidates = [(n, name) for name, n in crossings.items() if name in pids]
     if not candidates:
-        log("no relay of the network on the links' circuits: %s" % dict(crossings))
-        return 1
+        # Rare with 8 relays; the run then tests the restart alone.
+        log("NOT KILLING: every relay on the links is a guard or on the "
+            "callee's introduction circuits")
+        print("none 0")
+        return 0
     n, victim = max(candidates)
     os.kill(pids[victim], signal.SIGKILL)
     log("killed %s (pid %d), on %d of the %d circuits" % (victim, pids[victim], n, len(circuits)))
