@@ -31,10 +31,19 @@ donar_torctl_safecookie_client_hash (const guint8 * cookie,
       hash);
 }
 
+void
+donar_torctl_safecookie_server_hash (const guint8 * cookie,
+    const guint8 * client_nonce, const guint8 * server_nonce, guint8 * hash)
+{
+  safecookie_hash (server_to_controller, cookie, client_nonce, server_nonce,
+      hash);
+}
+
 /* Every byte is looked at whatever the earlier ones were, so the time taken
  * says nothing about where the first difference is. */
-static gboolean
-equal_in_constant_time (const guint8 * a, const guint8 * b, gsize length)
+gboolean
+donar_torctl_equal_in_constant_time (const guint8 * a, const guint8 * b,
+    gsize length)
 {
   volatile guint8 difference = 0;
 
@@ -53,7 +62,7 @@ donar_torctl_safecookie_check_server_hash (const guint8 * cookie,
 
   safecookie_hash (server_to_controller, cookie, client_nonce, server_nonce,
       expected);
-  equal = equal_in_constant_time (expected, server_hash,
+  equal = donar_torctl_equal_in_constant_time (expected, server_hash,
       DONAR_TORCTL_HASH_LENGTH);
   explicit_bzero (expected, sizeof expected);
   return equal ? DONAR_TORCTL_OK : DONAR_TORCTL_ERROR_SERVER_HASH_MISMATCH;

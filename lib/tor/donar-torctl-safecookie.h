@@ -21,6 +21,16 @@ G_BEGIN_DECLS
 void donar_torctl_safecookie_client_hash (const guint8 * cookie,
     const guint8 * client_nonce, const guint8 * server_nonce, guint8 * hash);
 
+/* The same keyed with the server-to-controller string: the SERVERHASH a
+ * server (donar-torsim) sends in its AUTHCHALLENGE reply. */
+void donar_torctl_safecookie_server_hash (const guint8 * cookie,
+    const guint8 * client_nonce, const guint8 * server_nonce, guint8 * hash);
+
+/* a and b equal, compared in a time that does not depend on where they
+ * differ: for secrets. */
+gboolean donar_torctl_equal_in_constant_time (const guint8 * a,
+    const guint8 * b, gsize length);
+
 /* Checks, in constant time, the SERVERHASH of the AUTHCHALLENGE reply:
  * DONAR_TORCTL_ERROR_SERVER_HASH_MISMATCH unless the server knows the
  * cookie.  Check it before sending the client hash. */
