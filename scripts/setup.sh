@@ -65,14 +65,18 @@ case "${1:-run}" in
     fi
     meson test -C build-fuzz --suite fuzz --print-errorlogs
     # AddressSanitizer (leaks included) and UndefinedBehaviorSanitizer over
-    # the unit suite; any report fails the run.  No suppression file.
+    # the unit and element suites (the latter also under GStreamer's leaks
+    # tracer); any report fails the run.  The one suppression is GLib's
+    # load-time table (tests/sanitizers/lsan.supp).
     if [ ! -f build-sanitize/build.ninja ]; then
       meson setup build-sanitize -Db_sanitize=address,undefined \
         -Db_lundef=false
     fi
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+      LSAN_OPTIONS=suppressions="$PWD/tests/sanitizers/lsan.supp" \
       UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-      meson test -C build-sanitize --suite unit --print-errorlogs
+      meson test -C build-sanitize --suite unit --suite elements \
+      --print-errorlogs
     ;;
   evaluate)
     install_missing "${packages[@]}" "${evaluation_packages[@]}"

@@ -27,6 +27,8 @@ typedef struct
   guint link_downs;
   guint rejected;
   gboolean quiet;
+  gint64 engine_started;        /* the last setup step */
+  gint64 all_links_up;          /* the first time all were open, or 0 */
 } Status;
 
 typedef struct
@@ -64,6 +66,8 @@ on_progress (const gchar * step, gint percent, gpointer user_data)
 {
   Status *status = user_data;
 
+  /* The caller's last step is the dial: all_links_up_s counts from it. */
+  status->engine_started = g_get_monotonic_time ();
   if (status->quiet)
     return;
   if (percent >= 0)
@@ -84,6 +88,8 @@ on_event (const DonarLinkEvent * event, gpointer user_data)
     status->link_downs++;
   if (event->type == DONAR_LINK_EVENT_REJECTED)
     status->rejected++;
+  if (event->type == DONAR_LINK_EVENT_ALL_LINKS_UP && !status->all_links_up)
+    status->all_links_up = g_get_monotonic_time ();
   g_mutex_unlock (&status->lock);
   if (!status->quiet)
     g_printerr ("donar-call: %s: %s\n",
@@ -184,6 +190,11 @@ report (const Options * options, DonarCall * call, Status * status,
   guint expected = received->any ? received->last - received->first + 1 : 0;
   guint got = received->latencies_ms->len;
   gdouble p50, p99, max;
+  /* From the last setup step (the caller's: dialing); -1 if the links
+   * were never all open. */
+  gdouble all_links_up_s = status->all_links_up ?
+      (gdouble) (status->all_links_up - status->engine_started) /
+      G_USEC_PER_SEC : -1;
 
   donar_link_engine_get_stats (donar_call_get_engine (call), &stats);
   g_array_sort (received->latencies_ms, compare_doubles);
@@ -195,6 +206,7 @@ report (const Options * options, DonarCall * call, Status * status,
         "\"frames_received\": %u, \"frames_expected\": %u, "
         "\"latency_ms\": {\"p50\": %.1f, \"p99\": %.1f, \"max\": %.1f}, "
         "\"links_up\": %u, \"max_links_up\": %u, \"link_downs\": %u, "
+        "\"all_links_up_s\": %.2f, "
         "\"connections_opened\": %" G_GUINT64_FORMAT ", "
         "\"connections_rejected\": %" G_GUINT64_FORMAT ", "
         "\"records_dropped\": %" G_GUINT64_FORMAT ", "
@@ -202,7 +214,7 @@ report (const Options * options, DonarCall * call, Status * status,
         "\"piggybacked\": %" G_GUINT64_FORMAT ", \"malformed\": %"
         G_GUINT64_FORMAT "}\n", seconds, frames_sent, got, expected, p50,
         p99, max, links_up (status), status->max_links_up,
-        status->link_downs, stats.connections_opened,
+        status->link_downs, all_links_up_s, stats.connections_opened,
         stats.connections_rejected, stats.records_dropped,
         stats.session.frames_unsent,
         stats.session.frames_piggyback_delivered, received->malformed);
@@ -362,8 +374,8 @@ main (int argc, char **argv)
     {"seconds", 0, 0, G_OPTION_ARG_DOUBLE, &o.seconds,
         "How long to send frames (20)", "S"},
     {"wait-links", 0, 0, G_OPTION_ARG_INT, &o.wait_links,
-        "Start sending once this many links are open, or after --setup-timeout (1)",
-          "N"},
+          "Start sending once this many links are open, or after --setup-timeout (1)",
+        "N"},
     {"frame-ms", 0, 0, G_OPTION_ARG_INT, &o.frame_ms,
         "One frame every this many ms (40)", "MS"},
     {"frame-bytes", 0, 0, G_OPTION_ARG_INT, &o.frame_bytes,

@@ -1,0 +1,494 @@
+/* donarjitterbuffer: caps, a delay step that raises the latency of the
+ * rtpjitterbuffer inside, lost events for missing packets, the latency
+ * following rtpjitterbuffer's timeline, stats, properties, and a real Opus
+ * pipeline.  Run under GST_TRACERS=leaks: gst_deinit () at the end makes
+ * the leaks tracer warn about anything left, and warnings are fatal. */
+#include <gst/gst.h>
+#include <gst/check/gstharness.h>
+#include <gst/check/gsttestclock.h>
+#include <gst/rtp/gstrtpbuffer.h>
+#include <string.h>
+
+#define CAPS "application/x-rtp, media=(string)audio, clock-rate=(int)48000, " \
+    "encoding-name=(string)OPUS, payload=(int)96"
+/* One 40-ms Opus frame per packet. */
+#define FRAME_TS 1920
+#define FRAME (40 * GST_MSECOND)
+
+static GstBuffer *
+rtp_packet (guint16 seq, GstClockTime arrival)
+{
+  GstBuffer *buf = gst_rtp_buffer_new_allocate (20, 0, 0);
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+
+  g_assert_true (gst_rtp_buffer_map (buf, GST_MAP_WRITE, &rtp));
+  gst_rtp_buffer_set_payload_type (&rtp, 96);
+  gst_rtp_buffer_set_seq (&rtp, seq);
+  gst_rtp_buffer_set_timestamp (&rtp, 1000 + seq * FRAME_TS);
+  gst_rtp_buffer_set_ssrc (&rtp, 0x12345678);
+  gst_rtp_buffer_unmap (&rtp);
+  /* A live source stamps the arrival. */
+  GST_BUFFER_DTS (buf) = arrival;
+  return buf;
+}
+
+static GstHarness *
+new_harness (void)
+{
+  GstHarness *h = gst_harness_new ("donarjitterbuffer");
+
+  gst_harness_use_testclock (h);
+  gst_harness_set_src_caps_str (h, CAPS);
+  return h;
+}
+
+static guint
+inner_latency (GstHarness * h)
+{
+  GstElement *jb = gst_bin_get_by_name (GST_BIN (h->element), "jitterbuffer");
+  guint latency;
+
+  g_assert_nonnull (jb);
+  g_object_get (jb, "latency", &latency, NULL);
+  gst_object_unref (jb);
+  return latency;
+}
+
+static GstStructure *
+get_stats (GstHarness * h)
+{
+  GstStructure *s = NULL;
+
+  g_object_get (h->element, "stats", &s, NULL);
+  g_assert_nonnull (s);
+  return s;
+}
+
+static guint64
+stat_u64 (const GstStructure * s, const char *field)
+{
+  guint64 v = 0;
+
+  g_assert_true (gst_structure_get_uint64 (s, field, &v));
+  return v;
+}
+
+static gdouble
+stat_double (const GstStructure * s, const char *field)
+{
+  gdouble v = 0;
+
+  g_assert_true (gst_structure_get_double (s, field, &v));
+  return v;
+}
+
+/* Releases the clock waits of rtpjitterbuffer that are due by now. */
+static void
+release_due_waits (GstHarness * h)
+{
+  GstTestClock *clock = gst_harness_get_testclock (h);
+  GstClockID id;
+
+  while ((id = gst_test_clock_process_next_clock_id (clock)))
+    gst_clock_id_unref (id);
+  gst_object_unref (clock);
+}
+
+static void
+test_caps (void)
+{
+  GstHarness *h = new_harness ();
+  GstBuffer *out;
+  GstCaps *caps;
+  GstStructure *s;
+  gint rate = 0;
+
+  /* Opus RTP caps with a clock-rate go through, unchanged. */
+  g_assert_cmpint (gst_harness_push (h, rtp_packet (0, 100 * GST_MSECOND)),
+      ==, GST_FLOW_OK);
+  gst_harness_set_time (h, 100 * GST_MSECOND);
+  g_assert_true (gst_harness_crank_single_clock_wait (h));
+  out = gst_harness_pull (h);
+  g_assert_nonnull (out);
+  gst_buffer_unref (out);
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  g_assert_nonnull (caps);
+  s = gst_caps_get_structure (caps, 0);
+  g_assert_cmpstr (gst_structure_get_name (s), ==, "application/x-rtp");
+  g_assert_true (gst_structure_get_int (s, "clock-rate", &rate));
+  g_assert_cmpint (rate, ==, 48000);
+  g_assert_cmpstr (gst_structure_get_string (s, "encoding-name"), ==, "OPUS");
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+
+  /* Without a clock-rate the delays cannot be measured: refused. */
+  h = gst_harness_new ("donarjitterbuffer");
+  gst_harness_use_testclock (h);
+  gst_harness_set_src_caps_str (h, "application/x-rtp, media=(string)audio, "
+      "encoding-name=(string)OPUS, payload=(int)96");
+  g_assert_cmpint (gst_harness_push (h, rtp_packet (0, 0)), ==,
+      GST_FLOW_NOT_NEGOTIATED);
+  gst_harness_teardown (h);
+
+  /* Not RTP at all: refused. */
+  h = gst_harness_new ("donarjitterbuffer");
+  gst_harness_set_src_caps_str (h, "audio/x-opus");
+  g_assert_cmpint (gst_harness_push (h, gst_buffer_new ()), ==,
+      GST_FLOW_NOT_NEGOTIATED);
+  gst_harness_teardown (h);
+}
+
+static void
+test_delay_step_raises_latency (void)
+{
+  GstHarness *h = new_harness ();
+  GstStructure *s;
+  guint before, after;
+
+  /* 300 packets 100 ms (+ 0 or 1 ms) on the way: the latency is the
+   * minimum, 20 ms (1 ms of jitter + 10 ms of margin is less). */
+  for (guint i = 0; i < 300; i++)
+    g_assert_cmpint (gst_harness_push (h, rtp_packet (i, i * FRAME +
+                (100 + i % 2) * GST_MSECOND)), ==, GST_FLOW_OK);
+  before = inner_latency (h);
+  g_assert_cmpuint (before, ==, 20);
+
+  /* Then 150 ms more.  The 10-s window holds n = 247 packets (the step
+   * delays arrivals, so 2.5 fewer fit), k = ceil (0.99 n) = 245: the 99th
+   * percentile is a slow one from the 3rd slow packet on.  It is 250 ms,
+   * 150 above the base (100 ms), + 10 ms of margin: 160 ms at once. */
+  for (guint i = 300; i < 302; i++)
+    gst_harness_push (h, rtp_packet (i, i * FRAME + 250 * GST_MSECOND));
+  g_assert_cmpuint (inner_latency (h), ==, 20);
+  gst_harness_push (h, rtp_packet (302, 302 * FRAME + 250 * GST_MSECOND));
+  g_assert_cmpuint (inner_latency (h), ==, 160);
+  for (guint i = 303; i < 350; i++)
+    gst_harness_push (h, rtp_packet (i, i * FRAME + 250 * GST_MSECOND));
+  after = inner_latency (h);
+  g_assert_cmpuint (after, ==, 160);
+
+  s = get_stats (h);
+  g_assert_cmpuint (stat_u64 (s, "frames"), ==, 350);
+  /* Late: the 3 slow packets before the latency grew, and 3 more due
+   * before the 3rd arrived (at send + 120 ms < 3rd's send + 250 ms: sent
+   * up to 130 ms after it, 303..305). */
+  g_assert_cmpuint (stat_u64 (s, "late"), ==, 6);
+  g_assert_cmpfloat_with_epsilon (stat_double (s, "target"), 160.0, 1e-9);
+  gst_structure_free (s);
+  gst_harness_teardown (h);
+}
+
+static gboolean
+is_lost_event (GstEvent * event, guint * seqnum)
+{
+  const GstStructure *s;
+
+  if (GST_EVENT_TYPE (event) != GST_EVENT_CUSTOM_DOWNSTREAM)
+    return FALSE;
+  s = gst_event_get_structure (event);
+  return gst_structure_has_name (s, "GstRTPPacketLost") &&
+      gst_structure_get_uint (s, "seqnum", seqnum);
+}
+
+static void
+test_lost_packets_become_lost_events (void)
+{
+  GstHarness *h = new_harness ();
+  GstStructure *s;
+  GstEvent *event;
+  guint seqnum = 0, lost_events = 0, buffers = 0;
+
+  /* Packets 0..19, 5 and 12 never come. */
+  for (guint i = 0; i < 20; i++) {
+    GstClockTime arrival = i * FRAME + 100 * GST_MSECOND;
+
+    gst_harness_set_time (h, arrival);
+    release_due_waits (h);
+    if (i != 5 && i != 12)
+      g_assert_cmpint (gst_harness_push (h, rtp_packet (i, arrival)), ==,
+          GST_FLOW_OK);
+  }
+  /* Let every timer of rtpjitterbuffer run out. */
+  while (gst_harness_wait_for_clock_id_waits (h, 1, 1))
+    gst_harness_crank_single_clock_wait (h);
+
+  while ((event = gst_harness_try_pull_event (h))) {
+    if (is_lost_event (event, &seqnum)) {
+      g_assert_true (seqnum == 5 || seqnum == 12);
+      lost_events++;
+    }
+    gst_event_unref (event);
+  }
+  g_assert_cmpuint (lost_events, ==, 2);
+  while (gst_harness_buffers_in_queue (h) > 0) {
+    gst_buffer_unref (gst_harness_pull (h));
+    buffers++;
+  }
+  g_assert_cmpuint (buffers, ==, 18);
+
+  s = get_stats (h);
+  g_assert_cmpuint (stat_u64 (s, "frames"), ==, 18);
+  g_assert_cmpuint (stat_u64 (s, "lost"), ==, 2);
+  g_assert_cmpuint (stat_u64 (s, "pushed"), ==, 18);
+  g_assert_cmpuint (stat_u64 (s, "late"), ==, 0);
+  gst_structure_free (s);
+  gst_harness_teardown (h);
+}
+
+static void
+test_latency_follows_timeline (void)
+{
+  GstHarness *h = new_harness ();
+  GstStructure *s;
+  guint latency, pushed_out = 0;
+  gdouble target, offset;
+
+  /* 250 packets with 0..29 ms of jitter over 100 ms, the clock running:
+   * rtpjitterbuffer pushes them, and its timeline (a smoothed minimum of
+   * the transit over 2 s) sits a little above the estimator's base (the
+   * minimum over all): the latency is the target minus that offset. */
+  for (guint i = 0; i < 250; i++) {
+    GstClockTime arrival = i * FRAME + (100 + (i * 7) % 30) * GST_MSECOND;
+
+    gst_harness_set_time (h, arrival);
+    release_due_waits (h);
+    g_assert_cmpint (gst_harness_push (h, rtp_packet (i, arrival)), ==,
+        GST_FLOW_OK);
+  }
+  while (gst_harness_wait_for_clock_id_waits (h, 1, 1))
+    gst_harness_crank_single_clock_wait (h);
+  while (gst_harness_buffers_in_queue (h) > 0) {
+    gst_buffer_unref (gst_harness_pull (h));
+    pushed_out++;
+  }
+  g_assert_cmpuint (pushed_out, >, 200);
+
+  /* One more packet to apply the last timeline. */
+  gst_harness_set_time (h, 250 * FRAME + 110 * GST_MSECOND);
+  gst_harness_push (h, rtp_packet (250, 250 * FRAME + 110 * GST_MSECOND));
+
+  s = get_stats (h);
+  g_assert_true (gst_structure_get_uint (s, "latency", &latency));
+  target = stat_double (s, "target");
+  offset = stat_double (s, "timeline-offset");
+  /* The 99th percentile of 0..29 ms (evenly) is 29 ms, + 10. */
+  g_assert_cmpfloat (target, >=, 29.0 + 10.0);
+  g_assert_cmpfloat (target, <=, 29.0 + 10.0 + 1.0);
+  g_assert_cmpfloat (offset, >=, 0.0);
+  g_assert_cmpfloat (offset, <, 30.0);
+  g_assert_cmpfloat (ABS (latency - (target - offset)), <=, 1.0);
+  g_assert_cmpuint (inner_latency (h), ==, latency);
+  gst_structure_free (s);
+  gst_harness_teardown (h);
+}
+
+static void
+test_stats_and_properties (void)
+{
+  GstHarness *h = new_harness ();
+  GstStructure *s;
+  gboolean adaptive = FALSE, limited = TRUE;
+  guint latency = 0, window_frames = 0, u;
+  gint i;
+  gdouble d;
+
+  /* Defaults, as documented. */
+  g_object_get (h->element, "adaptive", &adaptive, "latency", &u, NULL);
+  g_assert_true (adaptive);
+  g_assert_cmpuint (u, ==, 200);
+  g_object_get (h->element, "target-share", &d, NULL);
+  g_assert_cmpfloat (d, ==, 0.99);
+  g_object_get (h->element, "window", &u, NULL);
+  g_assert_cmpuint (u, ==, 10);
+  g_object_get (h->element, "margin", &u, NULL);
+  g_assert_cmpuint (u, ==, 10);
+  g_object_get (h->element, "shrink-rate", &u, NULL);
+  g_assert_cmpuint (u, ==, 2);
+  g_object_get (h->element, "min-latency", &u, NULL);
+  g_assert_cmpuint (u, ==, 20);
+  g_object_get (h->element, "max-latency", &u, NULL);
+  g_assert_cmpuint (u, ==, 1000);
+  g_object_get (h->element, "deadline", &u, NULL);
+  g_assert_cmpuint (u, ==, 360);
+  g_object_get (h->element, "base-delay", &i, NULL);
+  g_assert_cmpint (i, ==, -1);
+
+  for (guint k = 0; k < 100; k++)
+    gst_harness_push (h, rtp_packet (k, k * FRAME + (100 + k % 10) *
+            GST_MSECOND));
+  s = get_stats (h);
+  g_assert_cmpstr (gst_structure_get_name (s), ==,
+      "application/x-donar-jitterbuffer-stats");
+  g_assert_true (gst_structure_get_uint (s, "latency", &latency));
+  g_assert_true (gst_structure_get_boolean (s, "adaptive", &adaptive));
+  g_assert_true (gst_structure_get_boolean (s, "limited", &limited));
+  g_assert_true (gst_structure_get_uint (s, "window-frames", &window_frames));
+  g_assert_true (adaptive);
+  g_assert_false (limited);
+  g_assert_cmpuint (stat_u64 (s, "frames"), ==, 100);
+  g_assert_cmpuint (window_frames, ==, 100);
+  g_assert_cmpuint (stat_u64 (s, "late"), <=, 100);
+  g_assert_cmpfloat (stat_double (s, "late-share"), >=, 0.0);
+  g_assert_cmpfloat (stat_double (s, "late-share"), <=, 1.0);
+  /* 0..9 ms of jitter: 9 + 10 < 20, the minimum. */
+  g_assert_cmpfloat (stat_double (s, "target"), ==, 20.0);
+  g_assert_cmpfloat (stat_double (s, "quantile"), ==, 9.0);
+  g_assert_cmpuint (latency, ==, 20);
+  g_assert_true (gst_structure_has_field_typed (s, "lost", G_TYPE_UINT64));
+  g_assert_true (gst_structure_has_field_typed (s, "jitterbuffer-late",
+          G_TYPE_UINT64));
+  g_assert_true (gst_structure_has_field_typed (s, "pushed", G_TYPE_UINT64));
+  g_assert_true (gst_structure_has_field_typed (s, "timeline-offset",
+          G_TYPE_DOUBLE));
+  gst_structure_free (s);
+
+  /* A larger minimum, at once. */
+  g_object_set (h->element, "min-latency", 50, NULL);
+  gst_harness_push (h, rtp_packet (100, 100 * FRAME + 100 * GST_MSECOND));
+  g_assert_cmpuint (inner_latency (h), ==, 50);
+
+  /* The deadline with a known base delay: 360 - 330 = 30 ms < 50 ms min:
+   * min wins (no frame can make the deadline anyway). */
+  g_object_set (h->element, "base-delay", 330, NULL);
+  gst_harness_push (h, rtp_packet (101, 101 * FRAME + 100 * GST_MSECOND));
+  g_assert_cmpuint (inner_latency (h), ==, 50);
+
+  /* Static, like the paper: rtpjitterbuffer gets the latency as set. */
+  g_object_set (h->element, "adaptive", FALSE, "latency", 123, NULL);
+  g_assert_cmpuint (inner_latency (h), ==, 123);
+  gst_harness_push (h, rtp_packet (102, 102 * FRAME + 100 * GST_MSECOND));
+  g_assert_cmpuint (inner_latency (h), ==, 123);
+  s = get_stats (h);
+  g_assert_true (gst_structure_get_uint (s, "latency", &latency));
+  g_assert_true (gst_structure_get_boolean (s, "adaptive", &adaptive));
+  g_assert_cmpuint (latency, ==, 123);
+  g_assert_false (adaptive);
+  gst_structure_free (s);
+
+  /* And back. */
+  g_object_set (h->element, "adaptive", TRUE, NULL);
+  g_assert_cmpuint (inner_latency (h), ==, 50);
+  gst_harness_teardown (h);
+}
+
+static gboolean
+bus_done (GstBus * bus, GstMessage * message, gpointer user_data)
+{
+  if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR) {
+    GError *error = NULL;
+
+    gst_message_parse_error (message, &error, NULL);
+    g_printerr ("error: %s\n", error->message);
+    g_error_free (error);
+    *(gboolean *) user_data = FALSE;
+    return TRUE;
+  }
+  return GST_MESSAGE_TYPE (message) == GST_MESSAGE_EOS;
+}
+
+static void
+test_opus_pipeline (void)
+{
+  GError *error = NULL;
+  GstElement *pipeline, *jb;
+  GstBus *bus;
+  GstMessage *message;
+  GstStructure *s;
+  gboolean ok = TRUE;
+  GstClockTime deadline;
+
+  /* 1 s of live audio through Opus RTP, the jitter buffer and the decoder
+   * with its concealment on. */
+  pipeline = gst_parse_launch ("audiotestsrc is-live=true num-buffers=25 "
+      "samplesperbuffer=1920 ! audio/x-raw,rate=48000,channels=1 ! "
+      "opusenc frame-size=40 ! rtpopuspay ! "
+      "donarjitterbuffer name=jb ! rtpopusdepay ! opusdec plc=true ! "
+      "fakesink sync=true", &error);
+  g_assert_no_error (error);
+  jb = gst_bin_get_by_name (GST_BIN (pipeline), "jb");
+  bus = gst_element_get_bus (pipeline);
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+
+  deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  for (;;) {
+    gboolean done;
+
+    message = gst_bus_timed_pop (bus, 100 * GST_MSECOND);
+    if (message == NULL) {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      continue;
+    }
+    if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_LATENCY)
+      gst_bin_recalculate_latency (GST_BIN (pipeline));
+    done = bus_done (bus, message, &ok);
+    gst_message_unref (message);
+    if (done)
+      break;
+  }
+  g_assert_true (ok);
+
+  g_object_get (jb, "stats", &s, NULL);
+  /* 25 buffers of audio; opusenc may add one to drain its look-ahead. */
+  g_assert_cmpuint (stat_u64 (s, "frames"), >=, 25);
+  g_assert_cmpuint (stat_u64 (s, "frames"), <=, 26);
+  g_assert_cmpuint (stat_u64 (s, "pushed"), ==, stat_u64 (s, "frames"));
+  g_assert_cmpuint (stat_u64 (s, "lost"), ==, 0);
+  g_assert_cmpuint (stat_u64 (s, "late"), ==, 0);
+  gst_structure_free (s);
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (jb);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+}
+
+static gboolean
+leaks_tracer_active (void)
+{
+  GList *tracers = gst_tracing_get_active_tracers ();
+  gboolean found = FALSE;
+
+  for (GList * l = tracers; l; l = l->next)
+    if (g_str_equal (G_OBJECT_TYPE_NAME (l->data), "GstLeaksTracer"))
+      found = TRUE;
+  g_list_free_full (tracers, gst_object_unref);
+  return found;
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *tracers = g_getenv ("GST_TRACERS");
+  gboolean check_leaks = tracers && strstr (tracers, "leaks") != NULL;
+  int ret;
+
+  /* Stack traces make the leaks tracer slow; it needs none to tell. */
+  g_unsetenv ("GST_LEAKS_TRACER_STACK_TRACE");
+  g_test_init (&argc, &argv, NULL);
+  gst_init (&argc, &argv);
+
+  if (check_leaks && !leaks_tracer_active ()) {
+    g_printerr ("GST_TRACERS asks for the leaks tracer but it is not "
+        "active (coretracers plugin missing?)\n");
+    return 1;
+  }
+
+  g_test_add_func ("/donarjitterbuffer/caps", test_caps);
+  g_test_add_func ("/donarjitterbuffer/delay-step-raises-latency",
+      test_delay_step_raises_latency);
+  g_test_add_func ("/donarjitterbuffer/lost-packets-become-lost-events",
+      test_lost_packets_become_lost_events);
+  g_test_add_func ("/donarjitterbuffer/latency-follows-timeline",
+      test_latency_follows_timeline);
+  g_test_add_func ("/donarjitterbuffer/stats-and-properties",
+      test_stats_and_properties);
+  g_test_add_func ("/donarjitterbuffer/opus-pipeline", test_opus_pipeline);
+  ret = g_test_run ();
+
+  /* The leaks tracer reports at gst_deinit (): a g_warning, fatal here. */
+  gst_deinit ();
+  if (check_leaks)
+    g_print ("# leaks tracer: nothing left alive\n");
+  return ret;
+}

@@ -1,0 +1,628 @@
+/* donar-playout-eval: replays per-frame traces (donar-sim --frame-log, or
+ * donar-playout-gen) through playout policies and compares them:
+ *
+ *   ideal     each stream delayed by its own 99th percentile (an oracle
+ *             that knows the whole call; seed 000, section 2)
+ *   static    one delay for every call, by hand from earlier runs: the
+ *             99th percentile of all the calls given (as the paper set
+ *             gstreamer's jitter buffer), or --static-ms
+ *   adaptive  lib/playout, as donarjitterbuffer runs it, not knowing the
+ *             absolute delay (the deadline bounds the buffer)
+ *   adaptive, base known   the same, told the absolute base delay (the
+ *             deadline bounds the one-way delay)
+ *
+ * A trace is one direction of one call: header seq,sent_ms,arrival_ms, one
+ * row per frame in send order, arrival_ms empty if the frame never came.
+ * Send and arrival times share one clock (donar-sim's), so arrival - send
+ * is the one-way delay.  A frame is played at its playout time if it has
+ * arrived by then (on time), else it is late (or lost); it is in time if
+ * it is on time and its playout is within the deadline (360 ms).  A call
+ * is successful if each of its directions has at least 99 % of its frames
+ * in time (docs/evaluation.md's measure, with the jitter buffer's delay
+ * counted).  docs/jitterbuffer.md. */
+#include "donar-playout.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LOST G_MININT64
+
+typedef struct
+{
+  gchar *name;
+  gint call;                    /* call number, or -1: a call of its own */
+  guint n;
+  gint64 *send_us;
+  gint64 *arrival_us;           /* LOST if it never arrived */
+} Trace;
+
+typedef struct
+{
+  guint64 frames, lost, late, in_time;
+  gdouble delay_sum_us;
+  guint64 estimator_late;
+} DirResult;
+
+enum
+{
+  POLICY_IDEAL,
+  POLICY_STATIC,
+  POLICY_ADAPTIVE,
+  POLICY_ADAPTIVE_KNOWN,
+  N_POLICIES
+};
+
+static const char *policy_names[N_POLICIES] = {
+  "ideal", "static", "adaptive", "adaptive-base-known"
+};
+
+static const char *policy_labels[N_POLICIES] = {
+  "ideal (own p99)", "static (all calls' p99)", "adaptive",
+  "adaptive, base delay known"
+};
+
+static void
+trace_free (Trace * t)
+{
+  g_free (t->name);
+  g_free (t->send_us);
+  g_free (t->arrival_us);
+  g_free (t);
+}
+
+static gboolean
+parse_ms (const char *s, gint64 * us)
+{
+  gchar *end = NULL;
+  gdouble v;
+
+  errno = 0;
+  v = g_ascii_strtod (s, &end);
+  if (end == s || *end != '\0' || errno != 0 || !isfinite (v) ||
+      fabs (v) > 1e12)
+    return FALSE;
+  *us = (gint64) llround (v * 1000.0);
+  return TRUE;
+}
+
+static Trace *
+trace_load (const char *path, GError ** error)
+{
+  g_autofree gchar *contents = NULL;
+  g_auto (GStrv) lines = NULL;
+  g_autofree gchar *base = g_path_get_basename (path);
+  Trace *t;
+  guint call, dir, n = 0;
+  char tail;
+
+  if (!g_file_get_contents (path, &contents, NULL, error))
+    return NULL;
+  lines = g_strsplit (contents, "\n", -1);
+  if (lines[0] == NULL ||
+      strcmp (g_strstrip (lines[0]), "seq,sent_ms,arrival_ms") != 0) {
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+        "%s: expected the header seq,sent_ms,arrival_ms", path);
+    return NULL;
+  }
+
+  t = g_new0 (Trace, 1);
+  t->name = g_strdup (path);
+  t->call = sscanf (base, "call%u-dir%u.cs%c", &call, &dir, &tail) == 3 &&
+      tail == 'v' ? (gint) call : -1;
+  t->send_us = g_new (gint64, g_strv_length (lines));
+  t->arrival_us = g_new (gint64, g_strv_length (lines));
+  for (guint i = 1; lines[i]; i++) {
+    g_auto (GStrv) f = NULL;
+    gchar *line = g_strstrip (lines[i]);
+
+    if (*line == '\0')
+      continue;
+    f = g_strsplit (line, ",", -1);
+    if (g_strv_length (f) != 3 || !parse_ms (f[1], &t->send_us[n]) ||
+        (*f[2] != '\0' && !parse_ms (f[2], &t->arrival_us[n]))) {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+          "%s:%u: expected seq,sent_ms,arrival_ms", path, i + 1);
+      trace_free (t);
+      return NULL;
+    }
+    if (*f[2] == '\0')
+      t->arrival_us[n] = LOST;
+    if (n > 0 && t->send_us[n] < t->send_us[n - 1]) {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+          "%s:%u: frames must be in send order", path, i + 1);
+      trace_free (t);
+      return NULL;
+    }
+    n++;
+  }
+  t->n = n;
+  if (n == 0) {
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: no frames",
+        path);
+    trace_free (t);
+    return NULL;
+  }
+  return t;
+}
+
+static gboolean
+add_path (GPtrArray * traces, const char *path, GError ** error)
+{
+  if (g_file_test (path, G_FILE_TEST_IS_DIR)) {
+    g_autoptr (GDir) dir = g_dir_open (path, 0, error);
+    g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+    const char *name;
+
+    if (dir == NULL)
+      return FALSE;
+    while ((name = g_dir_read_name (dir)))
+      if (g_str_has_suffix (name, ".csv"))
+        g_ptr_array_add (names, g_build_filename (path, name, NULL));
+    g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+    for (guint i = 0; i < names->len; i++) {
+      Trace *t = trace_load (g_ptr_array_index (names, i), error);
+
+      if (t == NULL)
+        return FALSE;
+      g_ptr_array_add (traces, t);
+    }
+    return TRUE;
+  } else {
+    Trace *t = trace_load (path, error);
+
+    if (t)
+      g_ptr_array_add (traces, t);
+    return t != NULL;
+  }
+}
+
+static int
+cmp_int64 (const void *a, const void *b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* The least constant delay that plays `share` of the frames (those never
+ * arriving count as infinitely late): the ceil (share * frames)-th smallest
+ * delay, or the largest if fewer frames arrived. */
+static gint64
+constant_for_share (const gint64 * delays, guint n_arrived, guint64 n_frames,
+    gdouble share)
+{
+  guint64 k = (guint64) ceil (share * n_frames - 1e-9);
+
+  if (n_arrived == 0)
+    return 0;
+  k = CLAMP (k, 1, n_arrived);
+  return delays[k - 1];
+}
+
+static gint64 *
+sorted_delays (const Trace * t, guint * n_arrived)
+{
+  gint64 *d = g_new (gint64, t->n);
+  guint m = 0;
+
+  for (guint i = 0; i < t->n; i++)
+    if (t->arrival_us[i] != LOST)
+      d[m++] = t->arrival_us[i] - t->send_us[i];
+  qsort (d, m, sizeof *d, cmp_int64);
+  *n_arrived = m;
+  return d;
+}
+
+static void
+play_constant (const Trace * t, gint64 delay_us, gint64 deadline_us,
+    DirResult * r)
+{
+  memset (r, 0, sizeof *r);
+  for (guint i = 0; i < t->n; i++) {
+    r->frames++;
+    r->delay_sum_us += delay_us;
+    if (t->arrival_us[i] == LOST)
+      r->lost++;
+    else if (t->arrival_us[i] - t->send_us[i] > delay_us)
+      r->late++;
+    else if (delay_us <= deadline_us)
+      r->in_time++;
+  }
+}
+
+typedef struct
+{
+  gint64 since_us, offset_us;
+} Change;
+
+typedef struct
+{
+  guint index;
+  gint64 send_us, arrival_us;
+} Arrival;
+
+static int
+cmp_arrival (const void *a, const void *b)
+{
+  const Arrival *x = a, *y = b;
+
+  if (x->arrival_us != y->arrival_us)
+    return x->arrival_us < y->arrival_us ? -1 : 1;
+  return x->send_us < y->send_us ? -1 : x->send_us > y->send_us;
+}
+
+/* The estimator fed in arrival order; then each frame is played at the
+ * first time t >= send + O(t), O(t) the offset in force at t. */
+static void
+play_adaptive (const Trace * t, const DonarPlayoutConfig * config,
+    gboolean base_known, gint64 deadline_us, DirResult * r)
+{
+  DonarPlayout *p = donar_playout_new (config);
+  Arrival *arr = g_new (Arrival, t->n);
+  GArray *changes = g_array_new (FALSE, FALSE, sizeof (Change));
+  guint m = 0, k = 0;
+  gint64 floor_us = G_MAXINT64;
+  DonarPlayoutStats st;
+
+  memset (r, 0, sizeof *r);
+  for (guint i = 0; i < t->n; i++)
+    if (t->arrival_us[i] != LOST) {
+      arr[m].index = i;
+      arr[m].send_us = t->send_us[i];
+      arr[m].arrival_us = t->arrival_us[i];
+      m++;
+      floor_us = MIN (floor_us, t->arrival_us[i] - t->send_us[i]);
+    }
+  qsort (arr, m, sizeof *arr, cmp_arrival);
+
+  for (guint j = 0; j < m; j++) {
+    gint64 offset;
+    Change *last = changes->len ?
+        &g_array_index (changes, Change, changes->len - 1) : NULL;
+
+    donar_playout_push (p, arr[j].send_us, arr[j].arrival_us);
+    if (base_known) {
+      /* One clock: the relative base is the absolute one. */
+      donar_playout_get_stats (p, &st);
+      donar_playout_set_base_delay (p, st.base_us);
+    }
+    donar_playout_get_offset (p, &offset);
+    if (last && last->since_us == arr[j].arrival_us) {
+      last->offset_us = offset;
+    } else if (!last || last->offset_us != offset) {
+      Change change;
+
+      change.since_us = arr[j].arrival_us;
+      change.offset_us = offset;
+      g_array_append_val (changes, change);
+    }
+  }
+  donar_playout_get_stats (p, &st);
+  r->estimator_late = st.late;
+
+  for (guint i = 0; i < t->n; i++) {
+    gint64 due = 0;
+
+    r->frames++;
+    if (changes->len == 0) {
+      r->lost++;
+      continue;
+    }
+    /* Start at the last change before send + floor (no offset was below
+     * the smallest delay), then find the first interval where it is due. */
+    while (k > 0 &&
+        g_array_index (changes, Change, k).since_us > t->send_us[i] + floor_us)
+      k--;
+    while (k + 1 < changes->len &&
+        g_array_index (changes, Change, k + 1).since_us <=
+        t->send_us[i] + floor_us)
+      k++;
+    for (guint c = k; c < changes->len; c++) {
+      const Change *ch = &g_array_index (changes, Change, c);
+
+      due = MAX (ch->since_us, t->send_us[i] + ch->offset_us);
+      if (c + 1 == changes->len ||
+          due < g_array_index (changes, Change, c + 1).since_us)
+        break;
+    }
+    r->delay_sum_us += due - t->send_us[i];
+    if (t->arrival_us[i] == LOST)
+      r->lost++;
+    else if (t->arrival_us[i] > due)
+      r->late++;
+    else if (due - t->send_us[i] <= deadline_us)
+      r->in_time++;
+  }
+
+  g_array_free (changes, TRUE);
+  g_free (arr);
+  donar_playout_free (p);
+}
+
+typedef struct
+{
+  guint64 frames, lost, late, in_time, estimator_late;
+  gdouble delay_sum_us, over_ideal_sum_us;
+  guint directions, calls, successful;
+} Total;
+
+static void
+json_string (GString * out, const char *s)
+{
+  g_string_append_c (out, '"');
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\')
+      g_string_append_printf (out, "\\%c", *s);
+    else if ((guchar) * s < 0x20)
+      g_string_append_printf (out, "\\u%04x", *s);
+    else
+      g_string_append_c (out, *s);
+  }
+  g_string_append_c (out, '"');
+}
+
+int
+main (int argc, char **argv)
+{
+  gdouble share = DONAR_PLAYOUT_DEFAULT_SHARE, window_s, margin_ms;
+  gdouble shrink_ms_per_s, min_ms, max_ms, deadline_ms = 360, static_ms = -1;
+  gboolean json = FALSE, per_call = FALSE;
+  gchar **paths = NULL;
+  DonarPlayoutConfig config;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GOptionContext) context = NULL;
+  GPtrArray *traces;
+  GHashTable *calls;
+  Total totals[N_POLICIES];
+  DirResult *results[N_POLICIES];
+  gint64 static_us;
+  gboolean static_given, consistent = TRUE;
+  GString *out;
+
+  donar_playout_config_init (&config);
+  window_s = config.window_us / 1e6;
+  margin_ms = config.margin_us / 1e3;
+  shrink_ms_per_s = config.shrink_us_per_s / 1e3;
+  min_ms = config.min_us / 1e3;
+  max_ms = config.max_us / 1e3;
+  {
+    GOptionEntry entries[] = {
+      {"json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON instead of text", NULL},
+      {"per-call", 0, 0, G_OPTION_ARG_NONE, &per_call,
+          "a line per direction and policy", NULL},
+      {"deadline", 0, 0, G_OPTION_ARG_DOUBLE, &deadline_ms,
+          "one-way delay budget (360 ms)", "MS"},
+      {"static-ms", 0, 0, G_OPTION_ARG_DOUBLE, &static_ms,
+          "the static buffer (default: the p99 of all the calls given)", "MS"},
+      {"share", 0, 0, G_OPTION_ARG_DOUBLE, &share,
+          "adaptive: target share (0.99)", "SHARE"},
+      {"window", 0, 0, G_OPTION_ARG_DOUBLE, &window_s,
+          "adaptive: window (10 s)", "S"},
+      {"margin", 0, 0, G_OPTION_ARG_DOUBLE, &margin_ms,
+          "adaptive: safety margin (10 ms)", "MS"},
+      {"shrink-rate", 0, 0, G_OPTION_ARG_DOUBLE, &shrink_ms_per_s,
+          "adaptive: how fast it comes down (2 ms/s)", "MS_PER_S"},
+      {"min-latency", 0, 0, G_OPTION_ARG_DOUBLE, &min_ms,
+          "adaptive: least target (20 ms)", "MS"},
+      {"max-latency", 0, 0, G_OPTION_ARG_DOUBLE, &max_ms,
+          "adaptive: largest target (1000 ms)", "MS"},
+      {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &paths, NULL,
+          NULL},
+      {NULL}
+    };
+
+    context = g_option_context_new ("TRACE.csv|DIR... - compare playout "
+        "policies on per-frame traces");
+    g_option_context_add_main_entries (context, entries, NULL);
+  }
+  if (!g_option_context_parse (context, &argc, &argv, &error)) {
+    fprintf (stderr, "donar-playout-eval: %s\n", error->message);
+    return 2;
+  }
+  config.share = share;
+  config.window_us = (gint64) (window_s * 1e6);
+  config.margin_us = (gint64) (margin_ms * 1e3);
+  config.shrink_us_per_s = (gint64) (shrink_ms_per_s * 1e3);
+  config.min_us = (gint64) (min_ms * 1e3);
+  config.max_us = (gint64) (max_ms * 1e3);
+  config.deadline_us = (gint64) (deadline_ms * 1e3);
+  if (paths == NULL || !donar_playout_config_is_valid (&config) ||
+      deadline_ms <= 0) {
+    fprintf (stderr, "donar-playout-eval: give trace files or directories; "
+        "share in (0, 1], times >= 0, min <= max, deadline > 0\n");
+    g_strfreev (paths);
+    return 2;
+  }
+
+  traces = g_ptr_array_new_with_free_func ((GDestroyNotify) trace_free);
+  for (guint i = 0; paths[i] && error == NULL; i++)
+    add_path (traces, paths[i], &error);
+  g_strfreev (paths);
+  if (error != NULL || traces->len == 0) {
+    fprintf (stderr, "donar-playout-eval: %s\n",
+        error ? error->message : "no traces");
+    g_ptr_array_free (traces, TRUE);
+    return 1;
+  }
+
+  /* The static buffer: the p99 of every frame of every call. */
+  static_given = static_ms >= 0;
+  if (static_given) {
+    static_us = (gint64) (static_ms * 1e3);
+  } else {
+    guint64 total = 0, all_frames = 0;
+    gint64 *all;
+
+    for (guint i = 0; i < traces->len; i++)
+      all_frames += ((Trace *) g_ptr_array_index (traces, i))->n;
+    all = g_new (gint64, all_frames);
+    for (guint i = 0; i < traces->len; i++) {
+      const Trace *t = g_ptr_array_index (traces, i);
+
+      for (guint f = 0; f < t->n; f++)
+        if (t->arrival_us[f] != LOST)
+          all[total++] = t->arrival_us[f] - t->send_us[f];
+    }
+    qsort (all, total, sizeof *all, cmp_int64);
+    static_us = constant_for_share (all, total, all_frames, 0.99);
+    g_free (all);
+  }
+
+  for (guint p = 0; p < N_POLICIES; p++)
+    results[p] = g_new0 (DirResult, traces->len);
+  for (guint i = 0; i < traces->len; i++) {
+    const Trace *t = g_ptr_array_index (traces, i);
+    guint n_arrived;
+    gint64 *d = sorted_delays (t, &n_arrived);
+
+    play_constant (t, constant_for_share (d, n_arrived, t->n, 0.99),
+        config.deadline_us, &results[POLICY_IDEAL][i]);
+    play_constant (t, static_us, config.deadline_us,
+        &results[POLICY_STATIC][i]);
+    play_adaptive (t, &config, FALSE, config.deadline_us,
+        &results[POLICY_ADAPTIVE][i]);
+    play_adaptive (t, &config, TRUE, config.deadline_us,
+        &results[POLICY_ADAPTIVE_KNOWN][i]);
+    g_free (d);
+  }
+
+  /* Calls: the directions with the same call number, or a file alone. */
+  calls = g_hash_table_new (g_direct_hash, g_direct_equal);
+  memset (totals, 0, sizeof totals);
+  for (guint p = 0; p < N_POLICIES; p++) {
+    g_hash_table_remove_all (calls);
+    for (guint i = 0; i < traces->len; i++) {
+      const Trace *t = g_ptr_array_index (traces, i);
+      const DirResult *r = &results[p][i];
+      const DirResult *ideal = &results[POLICY_IDEAL][i];
+      gboolean ok = r->in_time * 100 >= r->frames * 99;
+      gpointer key = GINT_TO_POINTER (t->call >= 0 ? t->call : -1 - (gint) i);
+      gpointer seen;
+
+      totals[p].frames += r->frames;
+      totals[p].lost += r->lost;
+      totals[p].late += r->late;
+      totals[p].in_time += r->in_time;
+      totals[p].delay_sum_us += r->delay_sum_us;
+      totals[p].over_ideal_sum_us += r->delay_sum_us / r->frames -
+          ideal->delay_sum_us / ideal->frames;
+      totals[p].estimator_late += r->estimator_late;
+      totals[p].directions++;
+      if (p >= POLICY_ADAPTIVE && r->estimator_late != r->late)
+        consistent = FALSE;
+      /* A call is successful if all its directions are: 1 ok, 2 not. */
+      if (!g_hash_table_lookup_extended (calls, key, NULL, &seen))
+        g_hash_table_insert (calls, key, GINT_TO_POINTER (ok ? 1 : 2));
+      else if (!ok)
+        g_hash_table_insert (calls, key, GINT_TO_POINTER (2));
+    }
+    {
+      GHashTableIter iter;
+      gpointer value;
+
+      g_hash_table_iter_init (&iter, calls);
+      while (g_hash_table_iter_next (&iter, NULL, &value)) {
+        totals[p].calls++;
+        totals[p].successful += GPOINTER_TO_INT (value) == 1;
+      }
+    }
+  }
+
+  out = g_string_new (NULL);
+  if (json) {
+    g_string_append_printf (out, "{\"directions\": %u, \"calls\": %u, "
+        "\"frames\": %" G_GUINT64_FORMAT ", \"deadline_ms\": %.1f, "
+        "\"static_ms\": %.3f, \"static_from\": \"%s\", \"adaptive\": "
+        "{\"share\": %.4f, \"window_s\": %.1f, \"margin_ms\": %.1f, "
+        "\"shrink_ms_per_s\": %.1f, \"min_latency_ms\": %.1f, "
+        "\"max_latency_ms\": %.1f}, \"consistent\": %s, \"policies\": [",
+        totals[0].directions, totals[0].calls, totals[0].frames, deadline_ms,
+        static_us / 1e3, static_given ? "--static-ms" : "p99 of all calls",
+        config.share, config.window_us / 1e6, config.margin_us / 1e3,
+        config.shrink_us_per_s / 1e3, config.min_us / 1e3,
+        config.max_us / 1e3, consistent ? "true" : "false");
+    for (guint p = 0; p < N_POLICIES; p++) {
+      const Total *t = &totals[p];
+
+      g_string_append_printf (out, "%s{\"name\": \"%s\", "
+          "\"mean_delay_ms\": %.3f, \"over_ideal_ms\": %.3f, "
+          "\"late_share\": %.6f, \"lost_share\": %.6f, "
+          "\"in_time_share\": %.6f, \"successful_calls\": %u, "
+          "\"successful_share\": %.4f", p ? ", " : "", policy_names[p],
+          t->delay_sum_us / t->frames / 1e3,
+          t->over_ideal_sum_us / t->directions / 1e3,
+          (gdouble) t->late / t->frames, (gdouble) t->lost / t->frames,
+          (gdouble) t->in_time / t->frames, t->successful,
+          (gdouble) t->successful / t->calls);
+      if (per_call) {
+        g_string_append (out, ", \"directions_detail\": [");
+        for (guint i = 0; i < traces->len; i++) {
+          const DirResult *r = &results[p][i];
+
+          g_string_append (out, i ? ", {\"trace\": " : "{\"trace\": ");
+          json_string (out, ((Trace *) g_ptr_array_index (traces, i))->name);
+          g_string_append_printf (out, ", \"mean_delay_ms\": %.3f, "
+              "\"late_share\": %.6f, \"in_time_share\": %.6f}",
+              r->delay_sum_us / r->frames / 1e3,
+              (gdouble) r->late / r->frames, (gdouble) r->in_time / r->frames);
+        }
+        g_string_append_c (out, ']');
+      }
+      g_string_append_c (out, '}');
+    }
+    g_string_append (out, "]}\n");
+  } else {
+    g_string_append_printf (out, "donar-playout-eval: %u calls (%u "
+        "directions, %" G_GUINT64_FORMAT " frames), deadline %.0f ms\n"
+        "static buffer: %.1f ms (%s)\n"
+        "adaptive: share %.4f, window %.0f s, margin %.1f ms, shrink %.1f "
+        "ms/s, latency in [%.0f, %.0f] ms\n\n",
+        totals[0].calls, totals[0].directions, totals[0].frames, deadline_ms,
+        static_us / 1e3, static_given ? "--static-ms" : "p99 of all calls",
+        config.share, config.window_us / 1e6, config.margin_us / 1e3,
+        config.shrink_us_per_s / 1e3, config.min_us / 1e3, config.max_us / 1e3);
+    g_string_append_printf (out, "%-28s %10s %10s %8s %8s %9s %12s\n",
+        "policy", "delay ms", "vs ideal", "late %", "lost %", "in time %",
+        "successful %");
+    for (guint p = 0; p < N_POLICIES; p++) {
+      const Total *t = &totals[p];
+
+      g_string_append_printf (out,
+          "%-28s %10.1f %+10.1f %8.3f %8.3f %9.3f %12.1f\n",
+          policy_labels[p], t->delay_sum_us / t->frames / 1e3,
+          t->over_ideal_sum_us / t->directions / 1e3,
+          100.0 * t->late / t->frames, 100.0 * t->lost / t->frames,
+          100.0 * t->in_time / t->frames, 100.0 * t->successful / t->calls);
+    }
+    if (per_call) {
+      g_string_append (out, "\nper direction: mean delay ms / late % / in "
+          "time %, by policy\n");
+      for (guint i = 0; i < traces->len; i++) {
+        g_string_append_printf (out, "%s",
+            ((Trace *) g_ptr_array_index (traces, i))->name);
+        for (guint p = 0; p < N_POLICIES; p++) {
+          const DirResult *r = &results[p][i];
+
+          g_string_append_printf (out, "  %.1f/%.2f/%.2f",
+              r->delay_sum_us / r->frames / 1e3,
+              100.0 * r->late / r->frames, 100.0 * r->in_time / r->frames);
+        }
+        g_string_append_c (out, '\n');
+      }
+    }
+    if (!consistent)
+      g_string_append (out, "\nwarning: the estimator's late count differs "
+          "from the replay's\n");
+  }
+  fputs (out->str, stdout);
+  g_string_free (out, TRUE);
+
+  for (guint p = 0; p < N_POLICIES; p++)
+    g_free (results[p]);
+  g_hash_table_destroy (calls);
+  g_ptr_array_free (traces, TRUE);
+  return 0;
+}
