@@ -72,7 +72,10 @@ case "${1:-run}" in
       meson setup build-sanitize -Db_sanitize=address,undefined \
         -Db_lundef=false
     fi
-    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+    # Full stacks for leaks (fast_unwind_on_malloc=0): the suppression
+    # must see the loader's frame, which GLib's frame-pointer-less code
+    # hides from the fast unwinder.
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0 \
       LSAN_OPTIONS=suppressions="$PWD/tests/sanitizers/lsan.supp" \
       UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
       meson test -C build-sanitize --suite unit --suite elements \
