@@ -2,8 +2,8 @@
  * plugin-donar:
  *
  * Anonymous voice calls over Tor onion links with telephone quality (DONAR):
- * the elements of the call (`donarjitterbuffer` so far; `donarsink` and
- * `donarsrc` to come).
+ * `donarsink` and `donarsrc` carry RTP over the call's links,
+ * `donarjitterbuffer` tunes the playout delay in front of the decoder.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -10,7 +10,9 @@ G_BEGIN_DECLS
  * GST_ELEMENT_REGISTER_DEFINE in the element's source file.  gstdonar.c
  * registers them all; add the source file to gst/meson.build too. */
 #define GST_DONAR_ELEMENTS(E) \
-  E (donarjitterbuffer)
+  E (donarjitterbuffer) \
+  E (donarsink) \
+  E (donarsrc)
 
 #define GST_DONAR_DECLARE_ELEMENT(name) GST_ELEMENT_REGISTER_DECLARE (name);
 GST_DONAR_ELEMENTS (GST_DONAR_DECLARE_ELEMENT)

@@ -1,0 +1,748 @@
+/* What donarsink and donarsrc share: the call properties, the setup
+ * thread, the messages, the stats, and the registry that lets a donarsink
+ * and a donarsrc with the same #GstDonarSink:call name use one call. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstdonarcall.h"
+
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_donar_call_debug);
+#define GST_CAT_DEFAULT gst_donar_call_debug
+
+#define DEFAULT_LINKS 12
+#define DEFAULT_N1ST 3
+#define DEFAULT_N2ND 3
+#define DEFAULT_WINDOW 2000
+#define DEFAULT_POLICY DONAR_POLICY_ALTERNATE
+#define DEFAULT_REDUNDANCY 1
+#define DEFAULT_SECURITY DONAR_TOR_SECURITY_DEFAULT
+
+struct _GstDonarCall
+{
+  gint refcount;                /* under registry_lock */
+  gchar *name;                  /* NULL: the call of one element */
+
+  GMutex lock;
+  /* Under lock. */
+  GList *clients;
+  DonarCall *call;
+  gboolean done;
+  GError *error;
+
+  DonarCallOptions options;
+  gchar *address;
+  guint n_links;
+  GCancellable *cancellable;
+  GThread *thread;
+};
+
+static GMutex registry_lock;
+static GHashTable *registry;    /* name -> GstDonarCall */
+
+GType
+gst_donar_policy_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {DONAR_POLICY_SIMPLE, "Every frame on one fixed link", "simple"},
+    {DONAR_POLICY_TORFONE, "Every frame on two fixed links (Torfone)",
+        "torfone"},
+    {DONAR_POLICY_ALTERNATE, "Frames alternate between L1ST and L2ND, "
+          "round robin in each (the paper's default)", "alternate"},
+    {DONAR_POLICY_DOUBLE_SEND, "Every frame on a link of L1ST and one of "
+          "L2ND", "double-send"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstDonarPolicy", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+gst_donar_security_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {DONAR_TOR_SECURITY_DEFAULT, "Stock tor, 3 relays on each side",
+        "default"},
+    {DONAR_TOR_SECURITY_TWO_HOP, "2 relays on the client side (needs a "
+          "patched tor: refused)", "2hop"},
+    {DONAR_TOR_SECURITY_ONE_WAY, "Single onion: the callee is not "
+          "anonymous", "1way"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstDonarSecurity", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+void
+gst_donar_call_install_properties (GObjectClass * klass, guint first)
+{
+  GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_READY;
+
+  if (gst_donar_call_debug == NULL)
+    GST_DEBUG_CATEGORY_INIT (gst_donar_call_debug, "donarcall", 0,
+        "DONAR call shared by donarsink and donarsrc");
+
+  g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_ADDRESS,
+      g_param_spec_string ("address", "Call address",
+          "The donar:// address to dial (the caller); empty: be the callee "
+          "and post the address", NULL, flags));
+  g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_CALLEE,
+      g_param_spec_boolean ("callee", "Callee",
+          "Be the callee: publish the onion and post its address in a "
+          "donar-call-address message (also when address is empty)",
+          FALSE, flags));
+  g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_CALL,
+      g_param_spec_string ("call", "Call name",
+          "A name shared by a donarsink and a donarsrc of this process that "
+          "carry the two directions of one call; empty: a call of its own",
+          NULL, flags));
+  g_object_class_install_property (klass,
+      first + GST_DONAR_CALL_PROP_TOR_CONTROL,
+      g_param_spec_string ("tor-control", "Tor control",
+          "The ControlPort of a running tor on 127.0.0.1 (a port number); "
+          "empty: launch a tor of our own; \"direct\": no Tor, the callee "
+          "on 127.0.0.1 (tests)", NULL, flags));
+  g_object_class_install_property (klass,
+      first + GST_DONAR_CALL_PROP_TOR_SOCKS,
+      g_param_spec_uint ("tor-socks", "Tor SocksPort",
+          "The caller's tor SocksPort; 0: ask the control port", 0, 65535, 0,
+          flags));
+  g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_LINKS,
+      g_param_spec_uint ("links", "Links",
+          "Onion links of the call (nLINKS)", 1, DONAR_MAX_LINKS,
+          DEFAULT_LINKS, flags));
+  g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_N1ST,
+      g_param_spec_uint ("n1st", "Links in L1ST",
+          "Links of the first group (n1ST)", 1, DONAR_MAX_LINKS,
+          DEFAULT_N1ST, flags));
+  g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_N2ND,
+      g_param_spec_uint ("n2nd", "Links in L2ND",
+          "Links of the second group (n2ND)", 0, DONAR_MAX_LINKS,
+          DEFAULT_N2ND, flags));
+  g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_WINDOW,
+      g_param_spec_uint ("window", "Window",
+          "Milliseconds between two rankings of the links (w)", 100, 600000,
+          DEFAULT_WINDOW, flags));
+  g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_POLICY,
+      g_param_spec_enum ("policy", "Policy",
+          "How frames are scheduled on the links", GST_TYPE_DONAR_POLICY,
+          DEFAULT_POLICY, flags));
+  g_object_class_install_property (klass,
+      first + GST_DONAR_CALL_PROP_REDUNDANCY,
+      g_param_spec_uint ("redundancy", "Redundancy",
+          "Previous frames piggybacked on each frame", 0, 8,
+          DEFAULT_REDUNDANCY, flags));
+  g_object_class_install_property (klass,
+      first + GST_DONAR_CALL_PROP_SECURITY,
+      g_param_spec_enum ("security", "Security",
+          "The configuration of a tor we launch (docs/security.md)",
+          GST_TYPE_DONAR_SECURITY, DEFAULT_SECURITY, flags));
+  g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "An application/x-donar-stats structure: ready, links-up, the "
+          "call's totals (frames-sent, frames-unsent, frames-delivered, "
+          "duplicates, bytes-sent, connections-opened, connections-failed, "
+          "frames-dropped), the element's counters, and links: an array of "
+          "one structure per link (index, state, group, score, bytes-sent, "
+          "bytes-received, frames-delivered, failures)",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (klass,
+      first + GST_DONAR_CALL_PROP_STATS_INTERVAL,
+      g_param_spec_uint ("stats-interval", "Stats interval",
+          "Post the stats in a donar-stats element message this often (ms); "
+          "0: never", 0, G_MAXUINT, 0, flags));
+}
+
+void
+gst_donar_call_client_init (GstDonarCallClient * client, GstElement * element)
+{
+  GstDonarCallSettings *s = &client->settings;
+
+  memset (client, 0, sizeof *client);
+  client->element = element;
+  s->address = g_strdup ("");
+  s->call = g_strdup ("");
+  s->tor_control = g_strdup ("");
+  s->links = DEFAULT_LINKS;
+  s->n1st = DEFAULT_N1ST;
+  s->n2nd = DEFAULT_N2ND;
+  s->window = DEFAULT_WINDOW;
+  s->policy = DEFAULT_POLICY;
+  s->redundancy = DEFAULT_REDUNDANCY;
+  s->security = DEFAULT_SECURITY;
+  client->counters = gst_structure_new_empty ("counters");
+  g_mutex_init (&client->stats_lock);
+  g_cond_init (&client->stats_cond);
+}
+
+void
+gst_donar_call_client_clear (GstDonarCallClient * client)
+{
+  g_free (client->settings.address);
+  g_free (client->settings.call);
+  g_free (client->settings.tor_control);
+  gst_structure_free (client->counters);
+  g_mutex_clear (&client->stats_lock);
+  g_cond_clear (&client->stats_cond);
+}
+
+static void
+set_string (gchar ** field, const GValue * value)
+{
+  const gchar *s = g_value_get_string (value);
+
+  g_free (*field);
+  *field = g_strdup (s ? s : "");
+}
+
+gboolean
+gst_donar_call_client_set_property (GstDonarCallClient * client,
+    guint prop_id, const GValue * value)
+{
+  GstDonarCallSettings *s = &client->settings;
+
+  GST_OBJECT_LOCK (client->element);
+  switch (prop_id) {
+    case GST_DONAR_CALL_PROP_ADDRESS:
+      set_string (&s->address, value);
+      break;
+    case GST_DONAR_CALL_PROP_CALLEE:
+      s->callee = g_value_get_boolean (value);
+      break;
+    case GST_DONAR_CALL_PROP_CALL:
+      set_string (&s->call, value);
+      break;
+    case GST_DONAR_CALL_PROP_TOR_CONTROL:
+      set_string (&s->tor_control, value);
+      break;
+    case GST_DONAR_CALL_PROP_TOR_SOCKS:
+      s->tor_socks = g_value_get_uint (value);
+      break;
+    case GST_DONAR_CALL_PROP_LINKS:
+      s->links = g_value_get_uint (value);
+      break;
+    case GST_DONAR_CALL_PROP_N1ST:
+      s->n1st = g_value_get_uint (value);
+      break;
+    case GST_DONAR_CALL_PROP_N2ND:
+      s->n2nd = g_value_get_uint (value);
+      break;
+    case GST_DONAR_CALL_PROP_WINDOW:
+      s->window = g_value_get_uint (value);
+      break;
+    case GST_DONAR_CALL_PROP_POLICY:
+      s->policy = g_value_get_enum (value);
+      break;
+    case GST_DONAR_CALL_PROP_REDUNDANCY:
+      s->redundancy = g_value_get_uint (value);
+      break;
+    case GST_DONAR_CALL_PROP_SECURITY:
+      s->security = g_value_get_enum (value);
+      break;
+    case GST_DONAR_CALL_PROP_STATS_INTERVAL:
+      s->stats_interval = g_value_get_uint (value);
+      break;
+    default:
+      GST_OBJECT_UNLOCK (client->element);
+      return FALSE;
+  }
+  GST_OBJECT_UNLOCK (client->element);
+  return TRUE;
+}
+
+gboolean
+gst_donar_call_client_get_property (GstDonarCallClient * client,
+    guint prop_id, GValue * value)
+{
+  GstDonarCallSettings *s = &client->settings;
+
+  if (prop_id == GST_DONAR_CALL_PROP_STATS) {
+    g_value_take_boxed (value, gst_donar_call_client_get_stats (client));
+    return TRUE;
+  }
+  GST_OBJECT_LOCK (client->element);
+  switch (prop_id) {
+    case GST_DONAR_CALL_PROP_ADDRESS:
+      g_value_set_string (value, s->address);
+      break;
+    case GST_DONAR_CALL_PROP_CALLEE:
+      g_value_set_boolean (value, s->callee);
+      break;
+    case GST_DONAR_CALL_PROP_CALL:
+      g_value_set_string (value, s->call);
+      break;
+    case GST_DONAR_CALL_PROP_TOR_CONTROL:
+      g_value_set_string (value, s->tor_control);
+      break;
+    case GST_DONAR_CALL_PROP_TOR_SOCKS:
+      g_value_set_uint (value, s->tor_socks);
+      break;
+    case GST_DONAR_CALL_PROP_LINKS:
+      g_value_set_uint (value, s->links);
+      break;
+    case GST_DONAR_CALL_PROP_N1ST:
+      g_value_set_uint (value, s->n1st);
+      break;
+    case GST_DONAR_CALL_PROP_N2ND:
+      g_value_set_uint (value, s->n2nd);
+      break;
+    case GST_DONAR_CALL_PROP_WINDOW:
+      g_value_set_uint (value, s->window);
+      break;
+    case GST_DONAR_CALL_PROP_POLICY:
+      g_value_set_enum (value, s->policy);
+      break;
+    case GST_DONAR_CALL_PROP_REDUNDANCY:
+      g_value_set_uint (value, s->redundancy);
+      break;
+    case GST_DONAR_CALL_PROP_SECURITY:
+      g_value_set_enum (value, s->security);
+      break;
+    case GST_DONAR_CALL_PROP_STATS_INTERVAL:
+      g_value_set_uint (value, s->stats_interval);
+      break;
+    default:
+      GST_OBJECT_UNLOCK (client->element);
+      return FALSE;
+  }
+  GST_OBJECT_UNLOCK (client->element);
+  return TRUE;
+}
+
+/* Messages to every element of the call, under call->lock. */
+static void
+post_progress (GstDonarCallClient * client, GstProgressType type,
+    const gchar * text)
+{
+  gst_element_post_message (client->element,
+      gst_message_new_progress (GST_OBJECT (client->element), type,
+          "donar-call", text));
+}
+
+static void
+client_ready (GstDonarCall * call, GstDonarCallClient * client)
+{
+  GstElement *element = client->element;
+
+  if (call->call) {
+    const gchar *address = donar_call_get_address (call->call);
+    gboolean callee = call->options.role == DONAR_ROLE_CALLEE;
+
+    post_progress (client, GST_PROGRESS_TYPE_COMPLETE, "call set up");
+    gst_element_post_message (element,
+        gst_message_new_element (GST_OBJECT (element),
+            gst_structure_new ("donar-call-address", "address",
+                G_TYPE_STRING, address, "callee", G_TYPE_BOOLEAN, callee,
+                NULL)));
+    gst_element_post_message (element,
+        gst_message_new_element (GST_OBJECT (element),
+            gst_structure_new ("donar-ready", "callee", G_TYPE_BOOLEAN,
+                callee, NULL)));
+    if (client->on_ready)
+      client->on_ready (client);
+  } else if (call->error &&
+      !g_error_matches (call->error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+    post_progress (client, GST_PROGRESS_TYPE_ERROR, call->error->message);
+    GST_ELEMENT_ERROR (element, RESOURCE, OPEN_READ_WRITE,
+        ("The DONAR call could not be set up."), ("%s", call->error->message));
+  }
+}
+
+static void
+on_progress (const gchar * step, gint percent, gpointer user_data)
+{
+  GstDonarCall *call = user_data;
+  g_autofree gchar *text = percent >= 0 ?
+      g_strdup_printf ("%s (%d %%)", step, percent) : g_strdup (step);
+
+  g_mutex_lock (&call->lock);
+  for (GList * l = call->clients; l; l = l->next)
+    post_progress (l->data, GST_PROGRESS_TYPE_CONTINUE, text);
+  g_mutex_unlock (&call->lock);
+}
+
+static void
+on_event (const DonarLinkEvent * event, gpointer user_data)
+{
+  GstDonarCall *call = user_data;
+
+  g_mutex_lock (&call->lock);
+  for (GList * l = call->clients; l; l = l->next) {
+    GstDonarCallClient *client = l->data;
+    GstElement *element = client->element;
+
+    GST_DEBUG_OBJECT (element, "%s: link %d, %u up: %s",
+        donar_link_event_type_to_string (event->type), (gint) event->link,
+        event->links_up, event->message);
+    switch (event->type) {
+      case DONAR_LINK_EVENT_LINK_DOWN:
+        GST_ELEMENT_WARNING (element, RESOURCE, WRITE,
+            ("Link %u of the call is down.", event->link), ("%s",
+                event->message));
+        break;
+      case DONAR_LINK_EVENT_NO_LINK_LEFT:
+        GST_ELEMENT_WARNING (element, RESOURCE, WRITE,
+            ("No link of the call is left open; dialing again."), ("%s",
+                event->message));
+        break;
+      case DONAR_LINK_EVENT_PEER_UNREACHABLE:
+        GST_ELEMENT_ERROR (element, RESOURCE, WRITE,
+            ("The other end of the call is unreachable: no link is left."),
+            ("%s", event->message));
+        break;
+      default:
+        break;
+    }
+    if (client->on_event)
+      client->on_event (client, event);
+  }
+  g_mutex_unlock (&call->lock);
+}
+
+static gpointer
+setup_thread (gpointer user_data)
+{
+  GstDonarCall *call = user_data;
+  GError *error = NULL;
+  DonarCall *c;
+
+  c = donar_call_start (&call->options, on_progress, on_event, call,
+      call->cancellable, &error);
+  g_mutex_lock (&call->lock);
+  call->call = c;
+  call->error = error;
+  call->done = TRUE;
+  for (GList * l = call->clients; l; l = l->next)
+    client_ready (call, l->data);
+  g_mutex_unlock (&call->lock);
+  return NULL;
+}
+
+static gboolean
+fill_options (GstDonarCall * call, const GstDonarCallSettings * s,
+    GError ** error)
+{
+  DonarCallOptions *o = &call->options;
+  gboolean callee = s->callee || s->address[0] == '\0';
+  gchar *end = NULL;
+  guint64 port;
+
+  donar_call_options_init (o, callee ? DONAR_ROLE_CALLEE : DONAR_ROLE_CALLER);
+  if (s->callee && s->address[0] != '\0') {
+    g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
+        "callee is set and so is an address to dial: choose one");
+    return FALSE;
+  }
+  if (s->n1st + s->n2nd > s->links) {
+    g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
+        "n1st (%u) + n2nd (%u) is more than links (%u)", s->n1st, s->n2nd,
+        s->links);
+    return FALSE;
+  }
+  if (!callee) {
+    call->address = g_strdup (s->address);
+    o->address = call->address;
+  }
+  if (g_strcmp0 (s->tor_control, "direct") == 0) {
+    o->transport = DONAR_CALL_TRANSPORT_DIRECT;
+  } else if (s->tor_control[0] != '\0') {
+    port = g_ascii_strtoull (s->tor_control, &end, 10);
+    if (*end != '\0' || port < 1 || port > 65535) {
+      g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
+          "tor-control: a port number, \"direct\" or empty, not \"%s\"",
+          s->tor_control);
+      return FALSE;
+    }
+    o->tor_control_port = (guint16) port;
+  }
+  o->tor_socks_port = (guint16) s->tor_socks;
+  o->security = s->security;
+  o->engine.config.n_links = s->links;
+  o->engine.config.n_1st = s->n1st;
+  o->engine.config.n_2nd = s->n2nd;
+  o->engine.config.window_us = (gint64) s->window * 1000;
+  o->engine.config.policy = s->policy;
+  o->engine.config.redundancy = s->redundancy;
+  call->n_links = s->links;
+  return TRUE;
+}
+
+static void
+call_free (GstDonarCall * call)
+{
+  g_cancellable_cancel (call->cancellable);
+  if (call->thread)
+    g_thread_join (call->thread);
+  donar_call_free (call->call);
+  g_clear_error (&call->error);
+  g_object_unref (call->cancellable);
+  donar_call_options_clear (&call->options);
+  if (call->address) {
+    explicit_bzero (call->address, strlen (call->address));
+    g_free (call->address);
+  }
+  g_free (call->name);
+  g_mutex_clear (&call->lock);
+  g_free (call);
+}
+
+static GstDonarCall *
+call_ref (GstDonarCall * call)
+{
+  g_mutex_lock (&registry_lock);
+  call->refcount++;
+  g_mutex_unlock (&registry_lock);
+  return call;
+}
+
+static void
+call_unref (GstDonarCall * call)
+{
+  gboolean last;
+
+  g_mutex_lock (&registry_lock);
+  last = --call->refcount == 0;
+  if (last && call->name)
+    g_hash_table_remove (registry, call->name);
+  g_mutex_unlock (&registry_lock);
+  if (last)
+    call_free (call);
+}
+
+/* Posts the stats every stats-interval ms until stop. */
+static gpointer
+stats_thread (gpointer user_data)
+{
+  GstDonarCallClient *client = user_data;
+  GstElement *element = client->element;
+  gint64 next = g_get_monotonic_time ();
+
+  g_mutex_lock (&client->stats_lock);
+  for (;;) {
+    GstStructure *stats;
+
+    next += (gint64) client->stats_interval_ms * 1000;
+    while (!client->stats_stop &&
+        g_cond_wait_until (&client->stats_cond, &client->stats_lock, next));
+    if (client->stats_stop)
+      break;
+    g_mutex_unlock (&client->stats_lock);
+    stats = gst_donar_call_client_get_stats (client);
+    gst_element_post_message (element,
+        gst_message_new_element (GST_OBJECT (element),
+            gst_structure_new ("donar-stats", "stats", GST_TYPE_STRUCTURE,
+                stats, NULL)));
+    gst_structure_free (stats);
+    g_mutex_lock (&client->stats_lock);
+  }
+  g_mutex_unlock (&client->stats_lock);
+  return NULL;
+}
+
+gboolean
+gst_donar_call_client_start (GstDonarCallClient * client)
+{
+  GstElement *element = client->element;
+  GstDonarCallSettings *s = &client->settings;
+  GstDonarCall *call = NULL;
+  GError *error = NULL;
+  gboolean created = FALSE;
+  guint interval;
+
+  GST_OBJECT_LOCK (element);
+  g_mutex_lock (&registry_lock);
+  if (registry == NULL)
+    registry = g_hash_table_new (g_str_hash, g_str_equal);
+  if (s->call[0] != '\0')
+    call = g_hash_table_lookup (registry, s->call);
+  if (call) {
+    call->refcount++;
+    GST_INFO_OBJECT (element, "joining call \"%s\"", s->call);
+  } else {
+    call = g_new0 (GstDonarCall, 1);
+    call->refcount = 1;
+    g_mutex_init (&call->lock);
+    call->cancellable = g_cancellable_new ();
+    if (fill_options (call, s, &error)) {
+      if (s->call[0] != '\0') {
+        call->name = g_strdup (s->call);
+        g_hash_table_insert (registry, call->name, call);
+      }
+      created = TRUE;
+    }
+  }
+  g_mutex_unlock (&registry_lock);
+  interval = s->stats_interval;
+  GST_OBJECT_UNLOCK (element);
+
+  if (error) {
+    GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
+        ("Invalid call settings."), ("%s", error->message));
+    g_error_free (error);
+    call_free (call);
+    return FALSE;
+  }
+
+  g_mutex_lock (&call->lock);
+  call->clients = g_list_append (call->clients, client);
+  if (call->done)
+    client_ready (call, client);
+  else
+    post_progress (client, GST_PROGRESS_TYPE_START, "setting up the call");
+  g_mutex_unlock (&call->lock);
+
+  if (created)
+    call->thread = g_thread_new ("donar-call-setup", setup_thread, call);
+
+  GST_OBJECT_LOCK (element);
+  client->call = call;
+  GST_OBJECT_UNLOCK (element);
+
+  if (interval > 0) {
+    client->stats_interval_ms = interval;
+    client->stats_stop = FALSE;
+    client->stats_thread = g_thread_new ("donar-stats", stats_thread, client);
+  }
+  return TRUE;
+}
+
+void
+gst_donar_call_client_stop (GstDonarCallClient * client)
+{
+  GstDonarCall *call;
+
+  if (client->stats_thread) {
+    g_mutex_lock (&client->stats_lock);
+    client->stats_stop = TRUE;
+    g_cond_signal (&client->stats_cond);
+    g_mutex_unlock (&client->stats_lock);
+    g_thread_join (client->stats_thread);
+    client->stats_thread = NULL;
+  }
+  GST_OBJECT_LOCK (client->element);
+  call = client->call;
+  client->call = NULL;
+  GST_OBJECT_UNLOCK (client->element);
+  if (call == NULL)
+    return;
+  g_mutex_lock (&call->lock);
+  call->clients = g_list_remove (call->clients, client);
+  g_mutex_unlock (&call->lock);
+  call_unref (call);
+}
+
+static DonarLinkEngine *
+call_get_engine (GstDonarCall * call)
+{
+  DonarLinkEngine *engine = NULL;
+
+  g_mutex_lock (&call->lock);
+  if (call->call)
+    engine = donar_call_get_engine (call->call);
+  g_mutex_unlock (&call->lock);
+  return engine;
+}
+
+/* The streaming threads: the call does not change while they run. */
+DonarLinkEngine *
+gst_donar_call_client_get_engine (GstDonarCallClient * client)
+{
+  return client->call ? call_get_engine (client->call) : NULL;
+}
+
+void
+gst_donar_call_client_count (GstDonarCallClient * client, const gchar * counter)
+{
+  guint64 n = 0;
+
+  GST_OBJECT_LOCK (client->element);
+  gst_structure_get_uint64 (client->counters, counter, &n);
+  gst_structure_set (client->counters, counter, G_TYPE_UINT64, n + 1, NULL);
+  GST_OBJECT_UNLOCK (client->element);
+}
+
+static gboolean
+copy_counter (GQuark field, const GValue * value, gpointer user_data)
+{
+  gst_structure_id_set_value (user_data, field, value);
+  return TRUE;
+}
+
+GstStructure *
+gst_donar_call_client_get_stats (GstDonarCallClient * client)
+{
+  GstStructure *s = gst_structure_new_empty ("application/x-donar-stats");
+  GValue links = G_VALUE_INIT;
+  GstDonarCall *call;
+  DonarLinkEngine *engine;
+  DonarLinkEngineStats st;
+
+  g_value_init (&links, GST_TYPE_ARRAY);
+  GST_OBJECT_LOCK (client->element);
+  call = client->call ? call_ref (client->call) : NULL;
+  gst_structure_foreach (client->counters, copy_counter, s);
+  GST_OBJECT_UNLOCK (client->element);
+
+  engine = call ? call_get_engine (call) : NULL;
+  if (engine) {
+    donar_link_engine_get_stats (engine, &st);
+    gst_structure_set (s, "ready", G_TYPE_BOOLEAN, TRUE,
+        "links-up", G_TYPE_UINT, st.links_up,
+        "frames-sent", G_TYPE_UINT64, st.session.frames_sent,
+        "frames-unsent", G_TYPE_UINT64, st.session.frames_unsent,
+        "frames-delivered", G_TYPE_UINT64, st.session.frames_delivered,
+        "frames-piggyback-delivered", G_TYPE_UINT64,
+        st.session.frames_piggyback_delivered,
+        "duplicates", G_TYPE_UINT64, st.session.duplicates,
+        "bytes-sent", G_TYPE_UINT64, st.session.bytes_sent,
+        "windows", G_TYPE_UINT64, st.session.windows,
+        "alarms", G_TYPE_UINT64, st.session.alarms,
+        "connections-opened", G_TYPE_UINT64, st.connections_opened,
+        "connections-failed", G_TYPE_UINT64, st.connections_failed,
+        "connections-rejected", G_TYPE_UINT64, st.connections_rejected,
+        "records-dropped", G_TYPE_UINT64, st.records_dropped,
+        "frames-dropped", G_TYPE_UINT64, st.frames_dropped,
+        "stalls", G_TYPE_UINT64, st.stalls, NULL);
+    for (guint i = 0; i < call->n_links; i++) {
+      DonarLinkEngineLinkStats ls;
+      GValue v = G_VALUE_INIT;
+
+      if (!donar_link_engine_get_link_stats (engine, i, &ls))
+        continue;
+      g_value_init (&v, GST_TYPE_STRUCTURE);
+      g_value_take_boxed (&v, gst_structure_new ("link",
+              "index", G_TYPE_UINT, i,
+              "state", G_TYPE_STRING, ls.open ? "up" : "down",
+              "group", G_TYPE_STRING,
+              donar_group_to_string (ls.session.group),
+              "score", G_TYPE_INT, ls.session.score,
+              "bytes-sent", G_TYPE_UINT64, ls.session.bytes_sent,
+              "bytes-received", G_TYPE_UINT64, ls.session.bytes_received,
+              "frames-delivered", G_TYPE_UINT64,
+              ls.session.frames_delivered,
+              "failures", G_TYPE_UINT64, ls.session.failures,
+              "dials", G_TYPE_UINT64, ls.dials,
+              "last-error", G_TYPE_STRING, ls.last_error, NULL));
+      gst_value_array_append_and_take_value (&links, &v);
+    }
+  } else {
+    gst_structure_set (s, "ready", G_TYPE_BOOLEAN, FALSE, NULL);
+  }
+  gst_structure_take_value (s, "links", &links);
+  if (call)
+    call_unref (call);
+  return s;
+}

@@ -1,0 +1,107 @@
+/* What donarsink and donarsrc share: the call properties, and one DonarCall
+ * per call name in the process (docs/elements.md, "Full duplex"). */
+#ifndef __GST_DONAR_CALL_H__
+#define __GST_DONAR_CALL_H__
+
+#include <gst/gst.h>
+
+#include "donar-call.h"
+
+G_BEGIN_DECLS
+#define GST_TYPE_DONAR_POLICY (gst_donar_policy_get_type ())
+    GType gst_donar_policy_get_type (void);
+#define GST_TYPE_DONAR_SECURITY (gst_donar_security_get_type ())
+GType gst_donar_security_get_type (void);
+
+/* The first byte of an in-band caps frame; an RTP packet starts with
+ * version 2, 0x80 to 0xBF, so never with it. */
+#define GST_DONAR_CAPS_FRAME_TAG 0x00
+/* The sink sends its caps again this often. */
+#define GST_DONAR_CAPS_INTERVAL_US (2 * G_USEC_PER_SEC)
+
+typedef struct
+{
+  gchar *address;
+  gboolean callee;
+  gchar *call;
+  gchar *tor_control;
+  guint tor_socks;
+  guint links;
+  guint n1st;
+  guint n2nd;
+  guint window;                 /* ms */
+  DonarPolicy policy;
+  guint redundancy;
+  DonarTorSecurity security;
+  guint stats_interval;         /* ms */
+} GstDonarCallSettings;
+
+typedef struct _GstDonarCall GstDonarCall;
+typedef struct _GstDonarCallClient GstDonarCallClient;
+
+/* Called on the engine's thread (events) or the setup thread (ready):
+ * must not block. */
+typedef void (*GstDonarCallClientEventFunc) (GstDonarCallClient * client,
+    const DonarLinkEvent * event);
+typedef void (*GstDonarCallClientReadyFunc) (GstDonarCallClient * client);
+
+/* Embedded in each element; the settings under the element's object
+ * lock, the rest set at start and cleared at stop. */
+struct _GstDonarCallClient
+{
+  GstElement *element;
+  GstDonarCallSettings settings;
+  GstDonarCall *call;
+  GThread *stats_thread;
+  GMutex stats_lock;
+  GCond stats_cond;
+  gboolean stats_stop;
+  guint stats_interval_ms;
+  GstDonarCallClientEventFunc on_event;
+  GstDonarCallClientReadyFunc on_ready;
+  /* Element counters for the stats, under the object lock. */
+  GstStructure *counters;
+};
+
+/* The property ids from first on. */
+enum
+{
+  GST_DONAR_CALL_PROP_ADDRESS,
+  GST_DONAR_CALL_PROP_CALLEE,
+  GST_DONAR_CALL_PROP_CALL,
+  GST_DONAR_CALL_PROP_TOR_CONTROL,
+  GST_DONAR_CALL_PROP_TOR_SOCKS,
+  GST_DONAR_CALL_PROP_LINKS,
+  GST_DONAR_CALL_PROP_N1ST,
+  GST_DONAR_CALL_PROP_N2ND,
+  GST_DONAR_CALL_PROP_WINDOW,
+  GST_DONAR_CALL_PROP_POLICY,
+  GST_DONAR_CALL_PROP_REDUNDANCY,
+  GST_DONAR_CALL_PROP_SECURITY,
+  GST_DONAR_CALL_PROP_STATS,
+  GST_DONAR_CALL_PROP_STATS_INTERVAL,
+  GST_DONAR_CALL_N_PROPS,
+};
+
+void gst_donar_call_install_properties (GObjectClass * klass, guint first);
+void gst_donar_call_client_init (GstDonarCallClient * client,
+    GstElement * element);
+void gst_donar_call_client_clear (GstDonarCallClient * client);
+gboolean gst_donar_call_client_set_property (GstDonarCallClient * client,
+    guint prop_id, const GValue * value);
+gboolean gst_donar_call_client_get_property (GstDonarCallClient * client,
+    guint prop_id, GValue * value);
+
+/* Attaches to the call of the same name, or starts a call. */
+gboolean gst_donar_call_client_start (GstDonarCallClient * client);
+/* Detaches; the last one out stops the call (and joins its threads). */
+void gst_donar_call_client_stop (GstDonarCallClient * client);
+/* The engine once the call is set up, or NULL; valid until stop. */
+DonarLinkEngine *gst_donar_call_client_get_engine (GstDonarCallClient * client);
+/* Adds one to an element counter (a guint64 field of the stats). */
+void gst_donar_call_client_count (GstDonarCallClient * client,
+    const gchar * counter);
+GstStructure *gst_donar_call_client_get_stats (GstDonarCallClient * client);
+
+G_END_DECLS
+#endif /* __GST_DONAR_CALL_H__ */

@@ -1,0 +1,314 @@
+/* donarsink: sends RTP packets over a DONAR call (docs/elements.md). */
+/**
+ * SECTION:element-donarsink
+ * @title: donarsink
+ *
+ * Sends the RTP packets of a voice stream over a DONAR call: 12 Tor onion
+ * links by default, scheduled as the DONAR paper describes.  With
+ * #GstDonarSink:address set it dials that call address (the caller);
+ * without, it publishes an onion service and posts the address to give
+ * the caller in a `donar-call-address` element message (the callee).
+ *
+ * The call is set up in a thread of its own (a launched tor takes seconds
+ * to bootstrap) while progress messages tell how it goes; buffers that
+ * come before the call is ready are dropped and counted.  A
+ * `donar-ready` element message says when it is.
+ *
+ * The sink also sends its caps to the peer in-band, so that a `donarsrc`
+ * at the other end needs no caps string: a frame whose first byte is 0x00
+ * (an RTP packet starts with 0x80 to 0xBF), then the caps as a string, at
+ * the start, every 2 seconds, and when the caps change.
+ *
+ * A donarsink and a donarsrc with the same #GstDonarSink:call name share
+ * one call: the two directions of a voice call.
+ *
+ * #GstBaseSink:sync is %TRUE by default, as in udpsink (a packet leaves at
+ * its running time), but #GstBaseSink:async is %FALSE: in a duplex call
+ * the sinks downstream of donarsrc cannot preroll until this sink sends.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 audiotestsrc is-live=true ! opusenc ! rtpopuspay ! donarsink address="donar://..."
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstdonarsink.h"
+#include "gstdonarcall.h"
+#include "gstdonarelements.h"
+
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_donar_sink_debug);
+#define GST_CAT_DEFAULT gst_donar_sink_debug
+
+enum
+{
+  PROP_0,
+  PROP_CALL_FIRST,
+};
+
+struct _GstDonarSink
+{
+  GstBaseSink parent;
+
+  GstDonarCallClient client;
+
+  /* Under the object lock. */
+  gchar *caps_string;
+  /* Send the caps with the next buffer (atomic). */
+  gint caps_dirty;
+  /* The streaming thread's. */
+  gint64 last_caps_us;
+  gboolean caps_too_large;
+};
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS ("application/x-rtp"));
+
+#define gst_donar_sink_parent_class parent_class
+G_DEFINE_TYPE (GstDonarSink, gst_donar_sink, GST_TYPE_BASE_SINK);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (donarsink, "donarsink",
+    GST_RANK_NONE, GST_TYPE_DONAR_SINK,
+    GST_DEBUG_CATEGORY_INIT (gst_donar_sink_debug, "donarsink", 0,
+        "DONAR call sink"));
+
+static void gst_donar_sink_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_donar_sink_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static void gst_donar_sink_finalize (GObject * object);
+static gboolean gst_donar_sink_start (GstBaseSink * sink);
+static gboolean gst_donar_sink_stop (GstBaseSink * sink);
+static gboolean gst_donar_sink_set_caps (GstBaseSink * sink, GstCaps * caps);
+static GstFlowReturn gst_donar_sink_render (GstBaseSink * sink,
+    GstBuffer * buffer);
+
+static void
+gst_donar_sink_class_init (GstDonarSinkClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseSinkClass *basesink_class = GST_BASE_SINK_CLASS (klass);
+
+  gobject_class->set_property = gst_donar_sink_set_property;
+  gobject_class->get_property = gst_donar_sink_get_property;
+  gobject_class->finalize = gst_donar_sink_finalize;
+
+  gst_donar_call_install_properties (gobject_class, PROP_CALL_FIRST);
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_set_static_metadata (element_class, "DONAR call sink",
+      "Sink/Network/RTP",
+      "Sends RTP packets over a DONAR call: Tor onion links with telephone "
+      "quality", "DONAR for GStreamer");
+
+  basesink_class->start = GST_DEBUG_FUNCPTR (gst_donar_sink_start);
+  basesink_class->stop = GST_DEBUG_FUNCPTR (gst_donar_sink_stop);
+  basesink_class->set_caps = GST_DEBUG_FUNCPTR (gst_donar_sink_set_caps);
+  basesink_class->render = GST_DEBUG_FUNCPTR (gst_donar_sink_render);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_DONAR_POLICY, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_DONAR_SECURITY, 0);
+}
+
+static void
+on_ready (GstDonarCallClient * client)
+{
+  GstDonarSink *self = GST_DONAR_SINK (client->element);
+
+  g_atomic_int_set (&self->caps_dirty, 1);
+}
+
+static void
+on_event (GstDonarCallClient * client, const DonarLinkEvent * event)
+{
+  GstDonarSink *self = GST_DONAR_SINK (client->element);
+
+  /* Frames sent while no link is up are lost: the caps again as soon as
+   * one is. */
+  if (event->type == DONAR_LINK_EVENT_LINK_UP ||
+      event->type == DONAR_LINK_EVENT_ALL_LINKS_UP)
+    g_atomic_int_set (&self->caps_dirty, 1);
+}
+
+static void
+gst_donar_sink_init (GstDonarSink * self)
+{
+  gst_donar_call_client_init (&self->client, GST_ELEMENT (self));
+  self->client.on_ready = on_ready;
+  self->client.on_event = on_event;
+  /* The donarsrc of a duplex call cannot preroll before this sink sends
+   * (its data comes from the peer, which answers what we send): like
+   * udpsink in a two-way RTP pipeline, do not wait for preroll. */
+  gst_base_sink_set_async_enabled (GST_BASE_SINK (self), FALSE);
+}
+
+static void
+gst_donar_sink_finalize (GObject * object)
+{
+  GstDonarSink *self = GST_DONAR_SINK (object);
+
+  gst_donar_call_client_clear (&self->client);
+  g_free (self->caps_string);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_donar_sink_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstDonarSink *self = GST_DONAR_SINK (object);
+
+  if (prop_id < PROP_CALL_FIRST ||
+      !gst_donar_call_client_set_property (&self->client,
+          prop_id - PROP_CALL_FIRST, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+}
+
+static void
+gst_donar_sink_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstDonarSink *self = GST_DONAR_SINK (object);
+
+  if (prop_id < PROP_CALL_FIRST ||
+      !gst_donar_call_client_get_property (&self->client,
+          prop_id - PROP_CALL_FIRST, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+}
+
+static gboolean
+gst_donar_sink_start (GstBaseSink * sink)
+{
+  GstDonarSink *self = GST_DONAR_SINK (sink);
+
+  self->last_caps_us = 0;
+  self->caps_too_large = FALSE;
+  return gst_donar_call_client_start (&self->client);
+}
+
+static gboolean
+gst_donar_sink_stop (GstBaseSink * sink)
+{
+  GstDonarSink *self = GST_DONAR_SINK (sink);
+
+  gst_donar_call_client_stop (&self->client);
+  return TRUE;
+}
+
+static gboolean
+gst_donar_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
+{
+  GstDonarSink *self = GST_DONAR_SINK (sink);
+  GstCaps *sent = gst_caps_copy (caps);
+  GstStructure *s = gst_caps_get_structure (sent, 0);
+
+  /* What the depayloader needs, not what changes with each stream: the
+   * caps frame must fit one frame (one Tor cell). */
+  gst_structure_remove_fields (s, "ssrc", "timestamp-offset",
+      "seqnum-offset", NULL);
+  GST_OBJECT_LOCK (self);
+  g_free (self->caps_string);
+  self->caps_string = gst_caps_to_string (sent);
+  GST_OBJECT_UNLOCK (self);
+  gst_caps_unref (sent);
+  g_atomic_int_set (&self->caps_dirty, 1);
+  return TRUE;
+}
+
+static void
+send_caps (GstDonarSink * self, DonarLinkEngine * engine)
+{
+  g_autofree gchar *caps = NULL;
+  g_autofree guint8 *frame = NULL;
+  GError *error = NULL;
+  gsize length;
+
+  GST_OBJECT_LOCK (self);
+  caps = g_strdup (self->caps_string);
+  GST_OBJECT_UNLOCK (self);
+  if (caps == NULL)
+    return;
+  length = strlen (caps) + 1;
+  if (length > donar_link_engine_get_max_frame (engine)) {
+    if (!self->caps_too_large)
+      GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+          ("The caps do not fit one DONAR frame: the receiver needs them "
+              "in its caps property."), ("%" G_GSIZE_FORMAT " bytes: %s",
+              length, caps));
+    self->caps_too_large = TRUE;
+    return;
+  }
+  frame = g_malloc (length);
+  frame[0] = GST_DONAR_CAPS_FRAME_TAG;
+  memcpy (frame + 1, caps, length - 1);
+  if (!donar_link_engine_send_frame (engine, frame, length, &error)) {
+    GST_WARNING_OBJECT (self, "caps not sent: %s", error->message);
+    g_error_free (error);
+    return;
+  }
+  GST_DEBUG_OBJECT (self, "caps sent: %s", caps);
+  gst_donar_call_client_count (&self->client, "caps-frames-sent");
+}
+
+static GstFlowReturn
+gst_donar_sink_render (GstBaseSink * sink, GstBuffer * buffer)
+{
+  GstDonarSink *self = GST_DONAR_SINK (sink);
+  DonarLinkEngine *engine = gst_donar_call_client_get_engine (&self->client);
+  GstFlowReturn ret = GST_FLOW_OK;
+  GError *error = NULL;
+  GstMapInfo map;
+  gint64 now;
+
+  if (engine == NULL) {
+    GST_LOG_OBJECT (self, "call not ready: buffer dropped");
+    gst_donar_call_client_count (&self->client, "dropped-not-ready");
+    return GST_FLOW_OK;
+  }
+  if (!gst_buffer_map (buffer, &map, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, (NULL),
+        ("could not map the buffer"));
+    return GST_FLOW_ERROR;
+  }
+  if (map.size == 0 || (map.data[0] & 0xc0) != 0x80) {
+    /* Not RTP version 2: the peer would take a 0x00 for caps. */
+    GST_WARNING_OBJECT (self, "not an RTP packet (%" G_GSIZE_FORMAT
+        " bytes): dropped", map.size);
+    gst_donar_call_client_count (&self->client, "dropped-not-rtp");
+    goto done;
+  }
+
+  now = g_get_monotonic_time ();
+  if (g_atomic_int_compare_and_exchange (&self->caps_dirty, 1, 0) ||
+      now - self->last_caps_us >= GST_DONAR_CAPS_INTERVAL_US) {
+    send_caps (self, engine);
+    self->last_caps_us = now;
+  }
+
+  if (!donar_link_engine_send_frame (engine, map.data, map.size, &error)) {
+    if (g_error_matches (error, DONAR_LINK_ENGINE_ERROR,
+            DONAR_LINK_ENGINE_ERROR_FRAME_TOO_LARGE)) {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED,
+          ("A buffer of %" G_GSIZE_FORMAT " bytes is larger than a DONAR "
+              "frame: at most %" G_GSIZE_FORMAT " bytes.", map.size,
+              donar_link_engine_get_max_frame (engine)), ("%s",
+              error->message));
+    } else {
+      GST_ELEMENT_ERROR (self, RESOURCE, WRITE, (NULL), ("%s", error->message));
+    }
+    g_error_free (error);
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
+  gst_donar_call_client_count (&self->client, "buffers-sent");
+
+done:
+  gst_buffer_unmap (buffer, &map);
+  return ret;
+}

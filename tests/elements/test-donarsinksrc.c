@@ -1,0 +1,473 @@
+/* donarsink and donarsrc over a direct call (no Tor, 127.0.0.1): both
+ * directions of an Opus call with the caps in-band, the properties, a
+ * buffer that is not RTP, one too large, the stats.  Run under
+ * GST_TRACERS=leaks: gst_deinit () at the end makes the leaks tracer warn
+ * about anything left, and warnings are fatal. */
+#include <gst/gst.h>
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <string.h>
+
+/* Frames each way: 10-ms Opus frames, 5 s. */
+#define FRAMES 500
+#define SETUP_TIMEOUT (10 * GST_SECOND)
+#define CALL_TIMEOUT (20 * GST_SECOND)
+
+typedef struct
+{
+  gint count;
+} Counter;
+
+static void
+on_handoff (GstElement * fakesink, GstBuffer * buffer, GstPad * pad,
+    gpointer user_data)
+{
+  Counter *counter = user_data;
+
+  g_atomic_int_inc (&counter->count);
+}
+
+/* Fails on an error; returns the next element message of that name, or
+ * NULL at the deadline.  Warnings (links closing) are allowed. */
+static GstMessage *
+wait_element_message (GstElement * pipeline, const gchar * name,
+    GstClockTime timeout)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  gint64 deadline = g_get_monotonic_time () + timeout / GST_USECOND;
+  GstMessage *found = NULL;
+
+  while (found == NULL && g_get_monotonic_time () < deadline) {
+    GstMessage *msg = gst_bus_timed_pop_filtered (bus, 50 * GST_MSECOND,
+        GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT);
+
+    if (msg == NULL)
+      continue;
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+      GError *error = NULL;
+      gchar *debug = NULL;
+
+      gst_message_parse_error (msg, &error, &debug);
+      g_error ("%s: %s (%s)", GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)),
+          error->message, debug);
+    }
+    if (gst_message_has_name (msg, name))
+      found = msg;
+    else
+      gst_message_unref (msg);
+  }
+  gst_object_unref (bus);
+  return found;
+}
+
+/* Drains the bus, failing on an error; counts the donar-stats messages. */
+static guint
+drain_bus (GstElement * pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  guint stats = 0;
+
+  while ((msg = gst_bus_pop_filtered (bus,
+              GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT))) {
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+      GError *error = NULL;
+      gchar *debug = NULL;
+
+      gst_message_parse_error (msg, &error, &debug);
+      g_error ("%s: %s (%s)", GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)),
+          error->message, debug);
+    }
+    if (gst_message_has_name (msg, "donar-stats"))
+      stats++;
+    gst_message_unref (msg);
+  }
+  gst_object_unref (bus);
+  return stats;
+}
+
+static GstElement *
+make_end (const gchar * call, const gchar * tor_control,
+    const gchar * address, guint freq, Counter * counter)
+{
+  g_autofree gchar *addr = address ?
+      g_strdup_printf (" address=\"%s\"", address) : g_strdup ("");
+  /* No caps string on donarsrc: they come in-band. */
+  g_autofree gchar *desc = g_strdup_printf ("audiotestsrc is-live=true "
+      "freq=%u ! opusenc frame-size=10 ! rtpopuspay ! donarsink name=sink "
+      "call=%s tor-control=%s stats-interval=500%s  "
+      "donarsrc name=src call=%s tor-control=%s%s ! rtpopusdepay ! "
+      "fakesink name=out sync=false signal-handoffs=true", freq, call,
+      tor_control, addr, call, tor_control, addr);
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &error);
+  GstElement *out;
+
+  g_assert_no_error (error);
+  out = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  g_signal_connect (out, "handoff", G_CALLBACK (on_handoff), counter);
+  gst_object_unref (out);
+  return pipeline;
+}
+
+static GstStructure *
+get_stats (GstElement * pipeline, const gchar * name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
+  GstStructure *stats = NULL;
+
+  g_object_get (e, "stats", &stats, NULL);
+  gst_object_unref (e);
+  g_assert_nonnull (stats);
+  return stats;
+}
+
+static guint64
+stats_uint64 (const GstStructure * s, const gchar * field)
+{
+  guint64 v = 0;
+
+  gst_structure_get_uint64 (s, field, &v);
+  return v;
+}
+
+static void
+check_link_stats (const GstStructure * stats)
+{
+  const GValue *links = gst_structure_get_value (stats, "links");
+  gboolean ready = FALSE;
+  guint up = 0;
+
+  g_assert_true (gst_structure_get_boolean (stats, "ready", &ready));
+  g_assert_true (ready);
+  g_assert_nonnull (links);
+  g_assert_cmpuint (gst_value_array_get_size (links), ==, 12);
+  for (guint i = 0; i < 12; i++) {
+    const GstStructure *l =
+        gst_value_get_structure (gst_value_array_get_value (links, i));
+    const gchar *state = gst_structure_get_string (l, "state");
+
+    g_assert_nonnull (state);
+    g_assert_nonnull (gst_structure_get_string (l, "group"));
+    g_assert_true (gst_structure_has_field (l, "score"));
+    g_assert_true (gst_structure_has_field (l, "bytes-sent"));
+    g_assert_true (gst_structure_has_field (l, "frames-delivered"));
+    g_assert_true (gst_structure_has_field (l, "failures"));
+    if (g_str_equal (state, "up"))
+      up++;
+  }
+  g_assert_cmpuint (up, >, 0);
+}
+
+/* Both directions of an Opus call, `frames` each way. */
+static void
+run_duplex_call (const gchar * tor_control, gint frames,
+    GstClockTime setup_timeout)
+{
+  Counter at_callee = { 0 }, at_caller = { 0 };
+  GstElement *callee, *caller;
+  GstMessage *msg;
+  const gchar *address;
+  gchar *addr;
+  GstStructure *stats;
+  gint64 start, deadline;
+  guint stats_messages = 0;
+  gboolean callee_flag = FALSE;
+
+  start = g_get_monotonic_time ();
+  callee = make_end ("callee", tor_control, NULL, 440, &at_callee);
+  g_assert_cmpint (gst_element_set_state (callee, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  msg = wait_element_message (callee, "donar-call-address", setup_timeout);
+  g_assert_nonnull (msg);
+  address = gst_structure_get_string (gst_message_get_structure (msg),
+      "address");
+  g_assert_true (gst_structure_get_boolean (gst_message_get_structure (msg),
+          "callee", &callee_flag));
+  g_assert_true (callee_flag);
+  g_assert_true (g_str_has_prefix (address, "donar://"));
+  g_print ("# callee ready in %.1f s\n", (g_get_monotonic_time () - start) /
+      1e6);
+  addr = g_strdup (address);
+  gst_message_unref (msg);
+
+  caller = make_end ("caller", tor_control, addr, 880, &at_caller);
+  g_free (addr);
+  g_assert_cmpint (gst_element_set_state (caller, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  msg = wait_element_message (caller, "donar-ready", setup_timeout);
+  g_assert_nonnull (msg);
+  gst_message_unref (msg);
+
+  deadline = g_get_monotonic_time () + CALL_TIMEOUT / GST_USECOND;
+  while (g_get_monotonic_time () < deadline &&
+      (g_atomic_int_get (&at_callee.count) < frames ||
+          g_atomic_int_get (&at_caller.count) < frames)) {
+    stats_messages += drain_bus (callee);
+    drain_bus (caller);
+    g_usleep (50 * 1000);
+  }
+  g_print ("# %d frames at the callee, %d at the caller in %.1f s\n",
+      g_atomic_int_get (&at_callee.count),
+      g_atomic_int_get (&at_caller.count),
+      (g_get_monotonic_time () - start) / 1e6);
+  g_assert_cmpint (g_atomic_int_get (&at_callee.count), >=, frames);
+  g_assert_cmpint (g_atomic_int_get (&at_caller.count), >=, frames);
+  g_assert_cmpuint (stats_messages, >, 0);
+
+  /* One call per name: the sink and the src see the same links. */
+  stats = get_stats (caller, "sink");
+  check_link_stats (stats);
+  g_assert_cmpuint (stats_uint64 (stats, "buffers-sent"), >=, frames);
+  g_assert_cmpuint (stats_uint64 (stats, "caps-frames-sent"), >, 0);
+  gst_structure_free (stats);
+  stats = get_stats (callee, "src");
+  check_link_stats (stats);
+  g_assert_cmpuint (stats_uint64 (stats, "buffers-received"), >=, frames);
+  g_assert_cmpuint (stats_uint64 (stats, "caps-frames-received"), >, 0);
+  g_assert_cmpuint (stats_uint64 (stats, "frames-delivered"), >=, frames);
+  gst_structure_free (stats);
+
+  gst_element_set_state (caller, GST_STATE_NULL);
+  gst_element_set_state (callee, GST_STATE_NULL);
+  gst_object_unref (caller);
+  gst_object_unref (callee);
+}
+
+static void
+test_duplex_call (void)
+{
+  run_duplex_call ("direct", FRAMES, SETUP_TIMEOUT);
+}
+
+/* The same over donar-torsim, an emulated Tor (docs/torsim.md): the
+ * onion published and dialed through its control and SOCKS ports. */
+static void
+test_torsim_call (void)
+{
+  const gchar *torsim = g_getenv ("DONAR_TORSIM");
+  g_autofree gchar *dir = NULL;
+  g_autofree gchar *port_file = NULL;
+  g_autofree gchar *contents = NULL;
+  g_autofree gchar *control = NULL;
+  GSubprocess *process;
+  GError *error = NULL;
+  gchar **lines;
+  gint64 deadline;
+
+  if (torsim == NULL) {
+    g_test_skip ("DONAR_TORSIM not set");
+    return;
+  }
+  dir = g_dir_make_tmp ("donarsinksrc-XXXXXX", &error);
+  g_assert_no_error (error);
+  port_file = g_build_filename (dir, "ports", NULL);
+  process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE, &error,
+      torsim, "--port-file", port_file, "--publish-ms", "500", NULL);
+  g_assert_no_error (error);
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (!g_file_get_contents (port_file, &contents, NULL, NULL) &&
+      g_get_monotonic_time () < deadline)
+    g_usleep (20 * 1000);
+  g_assert_nonnull (contents);
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    if (g_str_has_prefix (lines[i], "CONTROL_PORT="))
+      control = g_strdup (lines[i] + strlen ("CONTROL_PORT="));
+  g_strfreev (lines);
+  g_assert_nonnull (control);
+  g_print ("# donar-torsim pid %s, control port %s\n",
+      g_subprocess_get_identifier (process), control);
+
+  run_duplex_call (control, FRAMES / 2, 20 * GST_SECOND);
+
+  g_subprocess_send_signal (process, SIGTERM);
+  g_subprocess_wait (process, NULL, NULL);
+  g_object_unref (process);
+  g_unlink (port_file);
+  g_rmdir (dir);
+}
+
+static void
+test_properties (void)
+{
+  const gchar *names[] = { "donarsink", "donarsrc" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
+    GstElement *e = gst_element_factory_make (names[i], NULL);
+    gchar *address, *call, *tor_control;
+    guint tor_socks, links, n1st, n2nd, window, redundancy, interval;
+    gint policy, security;
+    gboolean callee;
+    GstStructure *stats;
+
+    g_assert_nonnull (e);
+    g_object_get (e, "links", &links, "n1st", &n1st, "n2nd", &n2nd,
+        "window", &window, "redundancy", &redundancy, "policy", &policy,
+        "address", &address, "stats-interval", &interval, NULL);
+    g_assert_cmpuint (links, ==, 12);
+    g_assert_cmpuint (n1st, ==, 3);
+    g_assert_cmpuint (n2nd, ==, 3);
+    g_assert_cmpuint (window, ==, 2000);
+    g_assert_cmpuint (redundancy, ==, 1);
+    g_assert_cmpint (policy, ==, 2);
+    g_assert_cmpuint (interval, ==, 0);
+    g_assert_cmpstr (address, ==, "");
+    g_free (address);
+
+    gst_util_set_object_arg (G_OBJECT (e), "policy", "double-send");
+    gst_util_set_object_arg (G_OBJECT (e), "security", "1way");
+    g_object_set (e, "address", "donar://x", "callee", TRUE, "call", "c1",
+        "tor-control", "9051", "tor-socks", 9050, "links", 8, "n1st", 2,
+        "n2nd", 4, "window", 1000, "redundancy", 2, "stats-interval", 250,
+        NULL);
+    g_object_get (e, "address", &address, "callee", &callee, "call", &call,
+        "tor-control", &tor_control, "tor-socks", &tor_socks, "links",
+        &links, "n1st", &n1st, "n2nd", &n2nd, "window", &window,
+        "redundancy", &redundancy, "policy", &policy, "security", &security,
+        "stats-interval", &interval, "stats", &stats, NULL);
+    g_assert_cmpstr (address, ==, "donar://x");
+    g_assert_true (callee);
+    g_assert_cmpstr (call, ==, "c1");
+    g_assert_cmpstr (tor_control, ==, "9051");
+    g_assert_cmpuint (tor_socks, ==, 9050);
+    g_assert_cmpuint (links, ==, 8);
+    g_assert_cmpuint (n1st, ==, 2);
+    g_assert_cmpuint (n2nd, ==, 4);
+    g_assert_cmpuint (window, ==, 1000);
+    g_assert_cmpuint (redundancy, ==, 2);
+    g_assert_cmpint (policy, ==, 3);
+    g_assert_cmpint (security, ==, 2);
+    g_assert_cmpuint (interval, ==, 250);
+    g_assert_true (gst_structure_has_name (stats, "application/x-donar-stats"));
+    g_free (address);
+    g_free (call);
+    g_free (tor_control);
+    gst_structure_free (stats);
+
+    if (i == 1) {
+      GstCaps *caps = gst_caps_from_string ("application/x-rtp, "
+          "media=audio, clock-rate=48000, encoding-name=OPUS, payload=96");
+      GstCaps *got = NULL;
+
+      g_object_set (e, "caps", caps, NULL);
+      g_object_get (e, "caps", &got, NULL);
+      g_assert_true (gst_caps_is_equal (caps, got));
+      gst_caps_unref (caps);
+      gst_caps_unref (got);
+    }
+    gst_object_unref (e);
+  }
+}
+
+static void
+push (GstElement * appsrc, const guint8 * data, gsize size)
+{
+  GstBuffer *buf = gst_buffer_new_memdup (data, size);
+  GstFlowReturn ret;
+
+  g_signal_emit_by_name (appsrc, "push-buffer", buf, &ret);
+  gst_buffer_unref (buf);
+}
+
+/* A buffer that is not RTP is dropped and counted; one larger than a
+ * frame is an element error that names the limit. */
+static void
+test_bad_buffers (void)
+{
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch ("appsrc name=in is-live=true "
+      "format=time caps=application/x-rtp ! donarsink name=sink sync=false "
+      "tor-control=direct", &error);
+  GstElement *in;
+  GstMessage *msg;
+  GstStructure *stats;
+  GstBus *bus;
+  guint8 data[1000];
+  gint64 deadline;
+  gchar *debug = NULL;
+
+  g_assert_no_error (error);
+  in = gst_bin_get_by_name (GST_BIN (pipeline), "in");
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  msg = wait_element_message (pipeline, "donar-ready", SETUP_TIMEOUT);
+  g_assert_nonnull (msg);
+  gst_message_unref (msg);
+
+  memset (data, 0, sizeof data);
+  push (in, data, 100);
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  for (;;) {
+    stats = get_stats (pipeline, "sink");
+    if (stats_uint64 (stats, "dropped-not-rtp") == 1 ||
+        g_get_monotonic_time () > deadline)
+      break;
+    gst_structure_free (stats);
+    g_usleep (10 * 1000);
+  }
+  g_assert_cmpuint (stats_uint64 (stats, "dropped-not-rtp"), ==, 1);
+  gst_structure_free (stats);
+
+  data[0] = 0x80;
+  push (in, data, sizeof data);
+  bus = gst_element_get_bus (pipeline);
+  msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, GST_MESSAGE_ERROR);
+  g_assert_nonnull (msg);
+  gst_message_parse_error (msg, &error, &debug);
+  g_print ("# %s (%s)\n", error->message, debug);
+  g_assert_nonnull (strstr (error->message, "1000 bytes"));
+  g_assert_nonnull (strstr (error->message, "at most"));
+  g_clear_error (&error);
+  g_free (debug);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (in);
+  gst_object_unref (pipeline);
+}
+
+static gboolean
+leaks_tracer_active (void)
+{
+  GList *tracers = gst_tracing_get_active_tracers ();
+  gboolean found = FALSE;
+
+  for (GList * l = tracers; l; l = l->next)
+    if (g_str_equal (G_OBJECT_TYPE_NAME (l->data), "GstLeaksTracer"))
+      found = TRUE;
+  g_list_free_full (tracers, gst_object_unref);
+  return found;
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *tracers = g_getenv ("GST_TRACERS");
+  gboolean check_leaks = tracers && strstr (tracers, "leaks") != NULL;
+  int ret;
+
+  /* Stack traces make the leaks tracer slow; it needs none to tell. */
+  g_unsetenv ("GST_LEAKS_TRACER_STACK_TRACE");
+  g_test_init (&argc, &argv, NULL);
+  gst_init (&argc, &argv);
+
+  if (check_leaks && !leaks_tracer_active ()) {
+    g_printerr ("GST_TRACERS asks for the leaks tracer but it is not "
+        "active (coretracers plugin missing?)\n");
+    return 1;
+  }
+
+  g_test_add_func ("/donarsinksrc/properties", test_properties);
+  g_test_add_func ("/donarsinksrc/bad-buffers", test_bad_buffers);
+  g_test_add_func ("/donarsinksrc/duplex-call", test_duplex_call);
+  g_test_add_func ("/donarsinksrc/torsim-call", test_torsim_call);
+  ret = g_test_run ();
+
+  gst_deinit ();
+  if (check_leaks)
+    g_print ("# leaks tracer: nothing left alive\n");
+  return ret;
+}
