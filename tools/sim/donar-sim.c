@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <errno.h>
 #include <unistd.h>
+
+#include "sim-frame-log.h"
 
 typedef struct
 {
@@ -15,6 +18,7 @@ typedef struct
   guint done;
   guint calls;
   gboolean progress;
+  const char *frame_log;        /* a directory, or NULL */
   GError *error;
 } Run;
 
@@ -37,6 +41,15 @@ run_one_call (gpointer data, gpointer user_data)
   }
   sim_summarize_call (&result, run->settings.deadline_us,
       run->settings.drop_after_us, &run->summaries[index]);
+  if (run->frame_log && !sim_write_frame_log (run->frame_log, index, &result,
+          run->settings.config.frame_period_us, &error)) {
+    g_mutex_lock (&run->lock);
+    if (run->error == NULL)
+      run->error = error;
+    else
+      g_error_free (error);
+    g_mutex_unlock (&run->lock);
+  }
   sim_call_result_clear (&result);
 
   g_mutex_lock (&run->lock);
@@ -68,7 +81,7 @@ main (int argc, char **argv)
 {
   /* NULL until given: GOption replaces a default without freeing it. */
   g_autofree gchar *policy = NULL, *security = NULL, *merge = NULL;
-  g_autofree gchar *trace = NULL, *histogram = NULL;
+  g_autofree gchar *trace = NULL, *histogram = NULL, *frame_log = NULL;
   g_auto (GStrv) cross_traffic = NULL;
   g_auto (GStrv) sets = NULL;
   gint calls = 1, links = 0, n1st = -1, n2nd = -1, window_ms = 2000;
@@ -124,6 +137,9 @@ main (int argc, char **argv)
     {"histogram", 0, 0, G_OPTION_ARG_FILENAME, &histogram,
         "write the latencies of all delivered frames to FILE as CSV rows "
           "latency_ms,frames", "FILE"},
+    {"frame-log", 0, 0, G_OPTION_ARG_FILENAME, &frame_log,
+        "write each frame's fate to DIR/call<N>-dir<D>.csv (rows "
+          "seq,sent_ms,arrival_ms; no arrival: lost)", "DIR"},
     G_OPTION_ENTRY_NULL
   };
   GOptionContext *context;
@@ -242,6 +258,12 @@ main (int argc, char **argv)
   s->drop_after_us = drop_after_ms > 0 ? (gint64) drop_after_ms *1000 :
       G_MAXINT64;
 
+  if (frame_log && g_mkdir_with_parents (frame_log, 0755) != 0) {
+    g_printerr ("donar-sim: --frame-log: cannot make %s: %s\n", frame_log,
+        g_strerror (errno));
+    return 1;
+  }
+  run.frame_log = frame_log;
   run.calls = calls;
   run.summaries = g_new0 (SimCallSummary, calls);
   run.progress = isatty (2) && (gdouble) calls *duration > 3600;

@@ -1,5 +1,6 @@
 /* donar-sim's call engine: hand-computed calls over traced links, the
  * whole core at work against slow links, determinism. */
+#include "sim-frame-log.h"
 #include "sim-report.h"
 
 #include <glib/gstdio.h>
@@ -302,11 +303,57 @@ test_cross_traffic (void)
   g_clear_error (&error);
 }
 
+/* --frame-log: each frame of a 2-s ALTERNATE call over 100-ms links is
+ * sent every 40 ms and arrives 100 ms later; a frame that never came has
+ * no arrival. */
+static void
+test_frame_log (void)
+{
+  static const gint delays[12] = { 100, 100, 100, 100, 100, 100,
+    100, 100, 100, 100, 100, 100
+  };
+  gchar *dir = write_traces (delays, 12);
+  SimSettings s;
+  SimCallResult r;
+  GError *error = NULL;
+  gchar *text, *path;
+  gchar **lines;
+
+  settings_init (&s, DONAR_POLICY_ALTERNATE, 2);
+  s.trace_dir = dir;
+  g_assert_true (sim_run_call (&s, 0, &r, &error));
+  r.latency_us[1][3] = SIM_LOST;
+  g_assert_true (sim_write_frame_log (dir, 7, &r,
+          s.config.frame_period_us, &error));
+  g_assert_no_error (error);
+
+  path = g_build_filename (dir, "call7-dir1.csv", NULL);
+  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+  lines = g_strsplit (text, "\n", -1);
+  g_assert_cmpstr (lines[0], ==, "seq,sent_ms,arrival_ms");
+  g_assert_cmpstr (lines[1], ==, "0,0.000,100.000");
+  g_assert_cmpstr (lines[3], ==, "2,80.000,180.000");
+  g_assert_cmpstr (lines[4], ==, "3,120.000,");
+  g_assert_cmpstr (lines[50], ==, "49,1960.000,2060.000");
+  g_assert_cmpstr (lines[51], ==, "");
+  g_strfreev (lines);
+  g_free (text);
+  g_unlink (path);
+  g_free (path);
+  path = g_build_filename (dir, "call7-dir0.csv", NULL);
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_unlink (path);
+  g_free (path);
+  sim_call_result_clear (&r);
+  remove_traces (dir, 12);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sim/constant-links", test_constant_links);
+  g_test_add_func ("/sim/frame-log", test_frame_log);
   g_test_add_func ("/sim/slow-links-are-found-out",
       test_slow_links_are_found_out);
   g_test_add_func ("/sim/determinism", test_determinism);

@@ -1,0 +1,39 @@
+/* The fate of every frame of a call, for offline scoring of playout and
+ * voice quality (donar-playout-eval, docs/jitterbuffer.md): one CSV file
+ * per call and direction. */
+#include "sim-frame-log.h"
+
+#include <stdio.h>
+
+static gboolean
+write_direction (const char *dir, guint index, guint direction,
+    const SimCallResult * result, gint64 frame_period_us, GError ** error)
+{
+  g_autofree gchar *name = g_strdup_printf ("call%u-dir%u.csv", index,
+      direction);
+  g_autofree gchar *path = g_build_filename (dir, name, NULL);
+  GString *text = g_string_sized_new (24 * result->n_frames + 32);
+  gboolean ok;
+
+  g_string_append (text, "seq,sent_ms,arrival_ms\n");
+  for (guint f = 0; f < result->n_frames; f++) {
+    gint64 sent_us = (gint64) f * frame_period_us;
+    gint32 latency_us = result->latency_us[direction][f];
+
+    g_string_append_printf (text, "%u,%.3f,", f, sent_us / 1000.0);
+    if (latency_us != SIM_LOST)
+      g_string_append_printf (text, "%.3f", (sent_us + latency_us) / 1000.0);
+    g_string_append_c (text, '\n');
+  }
+  ok = g_file_set_contents (path, text->str, (gssize) text->len, error);
+  g_string_free (text, TRUE);
+  return ok;
+}
+
+gboolean
+sim_write_frame_log (const char *dir, guint index,
+    const SimCallResult * result, gint64 frame_period_us, GError ** error)
+{
+  return write_direction (dir, index, 0, result, frame_period_us, error) &&
+      write_direction (dir, index, 1, result, frame_period_us, error);
+}
