@@ -82,6 +82,8 @@ main (int argc, char **argv)
   /* NULL until given: GOption replaces a default without freeing it. */
   g_autofree gchar *policy = NULL, *security = NULL, *merge = NULL;
   g_autofree gchar *trace = NULL, *histogram = NULL, *frame_log = NULL;
+  g_autofree gchar *cut = NULL;
+  gdouble kill_every_s = 0;
   g_auto (GStrv) cross_traffic = NULL;
   g_auto (GStrv) sets = NULL;
   gint calls = 1, links = 0, n1st = -1, n2nd = -1, window_ms = 2000;
@@ -137,6 +139,11 @@ main (int argc, char **argv)
     {"histogram", 0, 0, G_OPTION_ARG_FILENAME, &histogram,
         "write the latencies of all delivered frames to FILE as CSV rows "
           "latency_ms,frames", "FILE"},
+    {"kill-link-every", 0, 0, G_OPTION_ARG_DOUBLE, &kill_every_s,
+        "kill a link that is up, at random, every S seconds (0: never)", "S"},
+    {"cut", 0, 0, G_OPTION_ARG_STRING, &cut,
+        "cut every link from AT for DURATION seconds: nothing arrives "
+          "meanwhile", "AT,DURATION"},
     {"frame-log", 0, 0, G_OPTION_ARG_FILENAME, &frame_log,
         "write each frame's fate to DIR/call<N>-dir<D>.csv (rows "
           "seq,sent_ms,arrival_ms; no arrival: lost)", "DIR"},
@@ -248,6 +255,24 @@ main (int argc, char **argv)
       return 2;
     }
     s->n_cross_traffic = i + 1;
+  }
+  if (kill_every_s < 0 || (kill_every_s > 0 && kill_every_s < 0.001)) {
+    fail ("--kill-link-every: seconds, 0 (never) or at least 0.001");
+    return 2;
+  }
+  s->kill_every_us = (gint64) (kill_every_s * G_USEC_PER_SEC);
+  if (cut) {
+    gchar *end = NULL;
+    gdouble at = g_ascii_strtod (cut, &end), length = -1;
+
+    if (end != cut && *end == ',')
+      length = g_ascii_strtod (end + 1, &end);
+    if (at < 0 || length <= 0 || *end != '\0') {
+      fail ("--cut: AT,DURATION in seconds, AT >= 0 and DURATION > 0");
+      return 2;
+    }
+    s->cut_at_us = (gint64) (at * G_USEC_PER_SEC);
+    s->cut_duration_us = (gint64) (length * G_USEC_PER_SEC);
   }
   s->oracle_sends = oracle_sends;
   s->frame_bytes = frame_bytes;

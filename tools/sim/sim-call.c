@@ -30,6 +30,8 @@ struct _Call
   gint64 now;
   gsize oracle_message_bytes;
   SimCallResult *result;
+  gint64 next_kill;             /* G_MAXINT64: no kill to come */
+  GRand *fault_rand;
 };
 
 gboolean
@@ -103,7 +105,12 @@ on_send (gpointer user_data, guint link, const guint8 * record, gsize length)
   Call *call = endpoint->call;
   gint64 arrival = donar_net_model_send (call->net, link, endpoint->side,
       call->now, length);
+  const SimSettings *s = call->settings;
 
+  /* A cut holds back what would arrive during it; the order stays. */
+  if (s->cut_duration_us > 0 && arrival >= s->cut_at_us &&
+      arrival < s->cut_at_us + s->cut_duration_us)
+    arrival = s->cut_at_us + s->cut_duration_us;
   call->result->bytes_sent += length;
   call->result->messages_sent++;
   if (arrival >= 0)
@@ -186,12 +193,16 @@ call_init (Call * call, const SimSettings * settings, guint index,
 
   for (guint link = 0; link < call->n_links; link++)
     call->ready_at[link] = donar_net_model_ready_time (call->net, link);
+  call->next_kill = settings->kill_every_us > 0 ? settings->kill_every_us :
+      G_MAXINT64;
+  call->fault_rand = g_rand_new_with_seed ((guint32) sim_call_seed (seed, 7));
   return TRUE;
 }
 
 static void
 call_clear (Call * call)
 {
+  g_clear_pointer (&call->fault_rand, g_rand_free);
   for (guint side = 0; side < 2; side++) {
     donar_session_free (call->session[side]);
     for (guint link = 0; link < call->n_links; link++)
@@ -251,6 +262,28 @@ set_link (Call * call, guint link, gboolean up)
     else
       donar_session_link_down (call->session[side], link, call->now);
   }
+}
+
+/* A link that is up, at random, killed: what it carries is lost, a new
+ * circuit is built. */
+static void
+kill_a_link (Call * call)
+{
+  guint candidates[DONAR_MAX_LINKS], n = 0, link;
+
+  for (link = 0; link < call->n_links; link++)
+    if (call->up[link])
+      candidates[n++] = link;
+  if (n == 0)
+    return;
+  link = candidates[g_rand_int_range (call->fault_rand, 0, (gint32) n)];
+  call->result->links_killed++;
+  set_link (call, link, FALSE);
+  for (guint d = 0; d < 2; d++) {
+    sim_fifo_clear (&call->fifo[d][link]);
+    sim_fifo_init (&call->fifo[d][link]);
+  }
+  call->ready_at[link] = donar_net_model_reopen (call->net, link, call->now);
 }
 
 /* The next failure of a link that is up or the next ready time of one
@@ -316,9 +349,10 @@ sim_run_call (const SimSettings * settings, guint index,
         timer_side = side;
       }
 
-    /* At equal times: what arrives, then what breaks or comes up, then
-     * the timers, then the new frames. */
-    if (t_arrival <= t_link && t_arrival <= t_timer && t_arrival <= t_frame) {
+    /* At equal times: what arrives, then what is killed, breaks or comes
+     * up, then the timers, then the new frames. */
+    if (t_arrival <= t_link && t_arrival <= call.next_kill &&
+        t_arrival <= t_timer && t_arrival <= t_frame) {
       const SimRecord *r = sim_fifo_peek (&call.fifo[fifo_dir][fifo_link]);
       DonarError derror;
 
@@ -331,6 +365,14 @@ sim_run_call (const SimSettings * settings, guint index,
         g_error ("simulated link %d rejected a record: %s", fifo_link,
             donar_error_to_string (derror));
       sim_fifo_pop (&call.fifo[fifo_dir][fifo_link]);
+    } else if (call.next_kill <= t_link && call.next_kill <= t_timer &&
+        call.next_kill <= t_frame) {
+      if (call.next_kill > end)
+        break;
+      call.now = MAX (call.now, call.next_kill);
+      kill_a_link (&call);
+      call.next_kill += settings->kill_every_us;
+      t_link = next_link_event (&call, &event_link);
     } else if (t_link <= t_timer && t_link <= t_frame) {
       if (t_link > end)
         break;

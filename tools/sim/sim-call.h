@@ -42,6 +42,14 @@ typedef struct
   /* A frame later than this is missing, as if lost (the dropped-call
    * rule). */
   gint64 drop_after_us;
+  /* Faults (issue 7): a link that is up, drawn at random, killed every
+   * kill_every_us (0: never), what it carried lost and a new circuit
+   * built; and every link cut for cut_duration_us from cut_at_us (the
+   * circuits live on, but nothing arrives before the cut's end, as over a
+   * local network outage).  The oracle knows neither. */
+  gint64 kill_every_us;
+  gint64 cut_at_us;
+  gint64 cut_duration_us;
 } SimSettings;
 
 typedef struct
@@ -53,6 +61,7 @@ typedef struct
   guint64 bytes_sent;           /* records on the wire, both directions */
   guint64 messages_sent;
   guint64 link_failures;
+  guint64 links_killed;         /* by kill_every_us */
 } SimCallResult;
 
 /* The seed of call `index` of a run: calls of one run differ, runs with

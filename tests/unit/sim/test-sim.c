@@ -348,12 +348,76 @@ test_frame_log (void)
   remove_traces (dir, 12);
 }
 
+/* --cut 5,2 over 100-ms links: what would arrive during the cut arrives
+ * at its end, 7 s, in order; the rest is untouched. */
+static void
+test_cut (void)
+{
+  static const gint delays[12] = { 100, 100, 100, 100, 100, 100,
+    100, 100, 100, 100, 100, 100
+  };
+  gchar *dir = write_traces (delays, 12);
+  SimSettings s;
+  SimCallResult r;
+  GError *error = NULL;
+
+  settings_init (&s, DONAR_POLICY_ALTERNATE, 10);
+  s.trace_dir = dir;
+  s.cut_at_us = 5 * G_USEC_PER_SEC;
+  s.cut_duration_us = 2 * G_USEC_PER_SEC;
+  g_assert_true (sim_run_call (&s, 0, &r, &error));
+  for (guint d = 0; d < 2; d++) {
+    /* Frame 122, sent at 4.88 s, is in before the cut. */
+    g_assert_cmpint (r.latency_us[d][122], ==, 100 * MS);
+    /* Frame 123, sent at 4.92 s, would arrive at 5.02 s: at 7 s. */
+    g_assert_cmpint (r.latency_us[d][123], ==, 2080 * MS);
+    g_assert_cmpint (r.latency_us[d][125], ==, 2000 * MS);
+    /* Frame 172, sent at 6.88 s, would arrive at 6.98 s. */
+    g_assert_cmpint (r.latency_us[d][172], ==, 120 * MS);
+    g_assert_cmpint (r.latency_us[d][173], ==, 100 * MS);
+  }
+  g_assert_cmpuint (r.link_failures, ==, 0);
+  sim_call_result_clear (&r);
+  remove_traces (dir, 12);
+}
+
+/* --kill-link-every 0.5 on a quiet model (no spike, loss or failure of
+ * its own): 40 links killed in a 20-s call, and no frame lost: a frame
+ * whose link dies under it comes as the copy in the next frame's message,
+ * on another link.  (The last frames have no next one to carry them.) */
+static void
+test_kill_link_every (void)
+{
+  SimSettings s;
+  SimCallResult r;
+  GError *error = NULL;
+
+  settings_init (&s, DONAR_POLICY_ALTERNATE, 20);
+  s.net_params_set = TRUE;
+  donar_net_model_params_init (&s.net_params, DONAR_SECURITY_DEFAULT);
+  s.net_params.spike_gap_median_s = 0;
+  s.net_params.loss_median = 0;
+  s.net_params.guard_failures_per_hour = 0;
+  s.net_params.relay_failure_scale_s = 1e12;
+  s.kill_every_us = G_USEC_PER_SEC / 2;
+  g_assert_true (sim_run_call (&s, 0, &r, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (r.links_killed, >=, 40);
+  g_assert_cmpuint (r.link_failures, ==, 0);
+  for (guint d = 0; d < 2; d++)
+    for (guint f = 0; f + 10 < r.n_frames; f++)
+      g_assert_cmpint (r.latency_us[d][f], !=, SIM_LOST);
+  sim_call_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sim/constant-links", test_constant_links);
   g_test_add_func ("/sim/frame-log", test_frame_log);
+  g_test_add_func ("/sim/cut", test_cut);
+  g_test_add_func ("/sim/kill-link-every", test_kill_link_every);
   g_test_add_func ("/sim/slow-links-are-found-out",
       test_slow_links_are_found_out);
   g_test_add_func ("/sim/determinism", test_determinism);
