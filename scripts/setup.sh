@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing from Debian 12 (apt-get only), builds into build/,
-# then runs the main job (`run`), the whole test suite (`test`) or the
+# then runs the main job (`run`: a call over the emulated Tor), the whole test suite (`test`) or the
 # evaluation of record (`evaluate`: docs/evaluation.md, docs/img/).
 # Idempotent: a second run installs nothing and rebuilds only what changed.
 set -euo pipefail
@@ -49,9 +49,9 @@ case "${1:-run}" in
   run)
     install_missing "${packages[@]}"
     build
-    # The main job until the elements exist: a short simulated call.
-    build/tools/donar-sim --policy double-send --security default \
-      --calls 4 --duration 300 --seed 1
+    # The main job: a 20-second call on this machine, both ends in
+    # GStreamer, over the emulated Tor (pipelines/demo.sh).
+    bash pipelines/demo.sh --seconds 20
     ;;
   test)
     install_missing "${packages[@]}" "${evaluation_packages[@]}" \

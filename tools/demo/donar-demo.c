@@ -1,0 +1,450 @@
+/* donar-demo: a DONAR call on one machine, both ends in one process, and
+ * its quality of experience (pipelines/demo.sh runs it, docs/elements.md).
+ *
+ * Two pipelines on ONE clock (the system clock, CLOCK_MONOTONIC):
+ *   callee: donarsrc ! donarjitterbuffer ! rtpopusdepay ! opusdec !
+ *           audioconvert ! wavenc ! filesink (or autoaudiosink)
+ *   caller: audiotestsrc (or a WAV file) ! opusenc ! rtpopuspay ! donarsink
+ * The callee starts first; once it posts its address the caller starts.
+ *
+ * Why two pipelines and not one: a live source added to a running
+ * pipeline stamps its buffers from 0 while the running time is already
+ * seconds in, so it would push a burst of late buffers; and one pipeline
+ * has one latency, the largest of its sinks', so donarsink (sync=true)
+ * would hold every packet for the callee's jitter buffer latency as well.
+ * Each pipeline has its own base time; on a shared clock,
+ * running time + base time is a clock time both ends agree on, so the
+ * one-way delay of a frame is exact: arrival stamped by donarsrc minus
+ * capture (the PTS out of rtpopuspay), both as clock times. */
+#include <gst/gst.h>
+#include <gst/rtp/gstrtpbuffer.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* After the last frame is sent, how long frames may still arrive. */
+#define GRACE_STEPS 10          /* of 100 ms: 1 s */
+#define SETUP_TIMEOUT (120 * GST_SECOND)
+#define EOS_TIMEOUT (3 * GST_SECOND)
+
+typedef struct
+{
+  GMutex lock;
+  GstElement *caller, *callee;
+  gboolean sending;             /* frames pass rtpopuspay's src pad */
+  /* Capture clock time by RTP seqnum, NONE once received (or never sent):
+   * a 16-bit seqnum wraps after 43 min of 40-ms frames. */
+  GstClockTime sent_at[65536];
+  GstSegment pay_segment;
+  guint64 frames_sent, frames_received, frames_played;
+  GArray *latency_ms;           /* gdouble, one per frame received */
+} Demo;
+
+static GstClockTime
+clock_time (GstElement * pipeline, const GstSegment * segment, GstClockTime pts)
+{
+  return gst_segment_to_running_time (segment, GST_FORMAT_TIME, pts) +
+      gst_element_get_base_time (pipeline);
+}
+
+/* rtpopuspay's src pad: counts the frames sent and records their capture
+ * time; drops them before the call is ready and after the end, so that
+ * frames_sent counts only the frames the call could carry. */
+static GstPadProbeReturn
+on_payloaded (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Demo *demo = user_data;
+  GstPadProbeReturn ret = GST_PAD_PROBE_OK;
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  GstBuffer *buf;
+
+  if (info->type & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM) {
+    GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
+
+    if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT) {
+      g_mutex_lock (&demo->lock);
+      gst_event_copy_segment (event, &demo->pay_segment);
+      g_mutex_unlock (&demo->lock);
+    }
+    return GST_PAD_PROBE_OK;
+  }
+  buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  if (!gst_rtp_buffer_map (buf, GST_MAP_READ, &rtp))
+    return GST_PAD_PROBE_OK;
+  g_mutex_lock (&demo->lock);
+  if (demo->sending) {
+    demo->sent_at[gst_rtp_buffer_get_seq (&rtp)] =
+        clock_time (demo->caller, &demo->pay_segment, GST_BUFFER_PTS (buf));
+    demo->frames_sent++;
+  } else {
+    ret = GST_PAD_PROBE_DROP;
+  }
+  g_mutex_unlock (&demo->lock);
+  gst_rtp_buffer_unmap (&rtp);
+  return ret;
+}
+
+/* donarsrc's src pad: the PTS is the running time of the arrival; its
+ * segment starts at 0, so running time = PTS.  Duplicates and frames not
+ * counted as sent are not counted. */
+static GstPadProbeReturn
+on_received (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Demo *demo = user_data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  GstClockTime arrival, sent;
+  guint16 seq;
+
+  if (!gst_rtp_buffer_map (buf, GST_MAP_READ, &rtp))
+    return GST_PAD_PROBE_OK;    /* not RTP: donarsrc counts those */
+  seq = gst_rtp_buffer_get_seq (&rtp);
+  gst_rtp_buffer_unmap (&rtp);
+  arrival = GST_BUFFER_PTS (buf) + gst_element_get_base_time (demo->callee);
+  g_mutex_lock (&demo->lock);
+  sent = demo->sent_at[seq];
+  if (GST_CLOCK_TIME_IS_VALID (sent)) {
+    gdouble ms = GST_CLOCK_DIFF (sent, arrival) / 1e6;
+
+    g_array_append_val (demo->latency_ms, ms);
+    demo->frames_received++;
+    demo->sent_at[seq] = GST_CLOCK_TIME_NONE;
+  }
+  g_mutex_unlock (&demo->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+/* Out of rtpopusdepay: the frames the decoder gets.  opusdec's output
+ * would also count its concealment (PLC) buffers, which are not played
+ * speech. */
+static GstPadProbeReturn
+on_depayloaded (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Demo *demo = user_data;
+
+  g_mutex_lock (&demo->lock);
+  demo->frames_played++;
+  g_mutex_unlock (&demo->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+add_probe (GstElement * pipeline, const gchar * name, const gchar * pad_name,
+    GstPadProbeType type, GstPadProbeCallback callback, Demo * demo)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
+  GstPad *pad = gst_element_get_static_pad (e, pad_name);
+
+  gst_pad_add_probe (pad, type, callback, demo, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (e);
+}
+
+/* Handles the bus of a pipeline until the deadline or a message named
+ * `wanted` (returned, the caller unrefs it); errors end the program. */
+static GstMessage *
+pump (GstElement * pipeline, const gchar * wanted, GstClockTime timeout)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  gint64 deadline = g_get_monotonic_time () + timeout / GST_USECOND;
+  GstMessage *found = NULL;
+
+  while (found == NULL) {
+    gint64 left = deadline - g_get_monotonic_time ();
+    GstMessage *msg;
+
+    if (left <= 0)
+      break;
+    msg = gst_bus_timed_pop (bus, left * GST_USECOND);
+    if (msg == NULL)
+      break;
+    switch (GST_MESSAGE_TYPE (msg)) {
+      case GST_MESSAGE_ERROR:{
+        GError *error = NULL;
+        gchar *debug = NULL;
+
+        gst_message_parse_error (msg, &error, &debug);
+        g_printerr ("donar-demo: %s: %s (%s)\n",
+            GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), error->message, debug);
+        exit (1);
+      }
+      case GST_MESSAGE_LATENCY:
+        /* donarjitterbuffer changes its latency while the call runs. */
+        gst_bin_recalculate_latency (GST_BIN (pipeline));
+        break;
+      case GST_MESSAGE_PROGRESS:{
+        GstProgressType type;
+        gchar *code = NULL, *text = NULL;
+
+        gst_message_parse_progress (msg, &type, &code, &text);
+        g_printerr ("# %s: %s\n", GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)),
+            text);
+        g_free (code);
+        g_free (text);
+        break;
+      }
+      default:
+        break;
+    }
+    if (wanted && (gst_message_has_name (msg, wanted) ||
+            (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS &&
+                g_str_equal (wanted, "eos"))))
+      found = msg;
+    else
+      gst_message_unref (msg);
+  }
+  gst_object_unref (bus);
+  return found;
+}
+
+static GstElement *
+launch (const gchar * desc)
+{
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &error);
+
+  if (pipeline == NULL) {
+    g_printerr ("donar-demo: %s\n  %s\n", error->message, desc);
+    exit (1);
+  }
+  return pipeline;
+}
+
+static GstStructure *
+get_stats (GstElement * pipeline, const gchar * name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
+  GstStructure *stats = NULL;
+
+  g_object_get (e, "stats", &stats, NULL);
+  gst_object_unref (e);
+  return stats;
+}
+
+static gint
+compare_double (gconstpointer a, gconstpointer b)
+{
+  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+
+  return (x > y) - (x < y);
+}
+
+static gdouble
+percentile (GArray * sorted, gdouble p)
+{
+  if (sorted->len == 0)
+    return 0;
+  return g_array_index (sorted, gdouble, (guint) (p * (sorted->len - 1)));
+}
+
+int
+main (int argc, char **argv)
+{
+  gchar *tor_control = NULL, *input = NULL, *output = NULL;
+  gchar *policy = NULL, *security = NULL;
+  gboolean speakers = FALSE, json = FALSE;
+  gint seconds = 20;
+  GOptionEntry entries[] = {
+    {"tor-control", 0, 0, G_OPTION_ARG_STRING, &tor_control,
+        "ControlPort of a running tor or donar-torsim; empty: the elements "
+          "launch their own tor", "PORT"},
+    {"input", 0, 0, G_OPTION_ARG_FILENAME, &input,
+        "WAV file to send (default: a 440 Hz tone)", "FILE"},
+    {"output", 0, 0, G_OPTION_ARG_FILENAME, &output,
+        "WAV file the callee writes", "FILE"},
+    {"speakers", 0, 0, G_OPTION_ARG_NONE, &speakers,
+        "Play at the callee with autoaudiosink", NULL},
+    {"seconds", 0, 0, G_OPTION_ARG_INT, &seconds,
+        "Seconds of call once the caller is ready (20)", "N"},
+    {"policy", 0, 0, G_OPTION_ARG_STRING, &policy,
+        "simple, torfone, alternate (default) or double-send", "NAME"},
+    {"security", 0, 0, G_OPTION_ARG_STRING, &security,
+        "default, 2hop or 1way (for a tor the elements launch)", "NAME"},
+    {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the summary as JSON",
+        NULL},
+    {NULL}
+  };
+  GOptionContext *context = g_option_context_new ("- a DONAR call on one "
+      "machine and its QoE");
+  GError *error = NULL;
+  Demo *demo;
+  gchar *call_props, *desc, *address;
+  GstElement *e;
+  GstMessage *msg;
+  GstStructure *sink_stats, *jb_stats;
+  GstClock *clock;
+  guint links_up = 0, jb_latency = 0;
+  guint64 late = 0;
+  gdouble p50, p99;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_add_group (context, gst_init_get_option_group ());
+  if (!g_option_context_parse (context, &argc, &argv, &error)) {
+    g_printerr ("donar-demo: %s\n", error->message);
+    return 2;
+  }
+  g_option_context_free (context);
+  if (seconds < 1 || (output == NULL && !speakers)) {
+    g_printerr ("donar-demo: needs --output FILE or --speakers, and "
+        "--seconds >= 1\n");
+    return 2;
+  }
+  if (policy == NULL)
+    policy = g_strdup ("alternate");
+  if (security == NULL)
+    security = g_strdup ("default");
+
+  demo = g_new0 (Demo, 1);
+  g_mutex_init (&demo->lock);
+  for (guint i = 0; i < G_N_ELEMENTS (demo->sent_at); i++)
+    demo->sent_at[i] = GST_CLOCK_TIME_NONE;
+  gst_segment_init (&demo->pay_segment, GST_FORMAT_TIME);
+  demo->latency_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
+
+  /* Separate calls (call=callee, call=caller): this process holds both
+   * ends, which must not share one DonarCall. */
+  call_props = g_strdup_printf ("tor-control=\"%s\" policy=%s security=%s",
+      tor_control ? tor_control : "", policy, security);
+  desc = g_strdup_printf ("donarsrc name=rx callee=true call=callee %s ! "
+      "donarjitterbuffer name=jb ! rtpopusdepay name=depay ! "
+      "opusdec plc=true ! audioconvert ! %s", call_props, speakers ?
+      "audioresample ! autoaudiosink" : "wavenc ! filesink name=out");
+  demo->callee = launch (desc);
+  g_free (desc);
+  if (!speakers) {
+    e = gst_bin_get_by_name (GST_BIN (demo->callee), "out");
+    g_object_set (e, "location", output, NULL);
+    gst_object_unref (e);
+  }
+  add_probe (demo->callee, "rx", "src", GST_PAD_PROBE_TYPE_BUFFER,
+      on_received, demo);
+  add_probe (demo->callee, "depay", "src", GST_PAD_PROBE_TYPE_BUFFER,
+      on_depayloaded, demo);
+
+  /* The one clock of both pipelines: GStreamer's default, monotonic, the
+   * clock donarsrc's arrival stamps come from. */
+  clock = gst_system_clock_obtain ();
+  gst_pipeline_use_clock (GST_PIPELINE (demo->callee), clock);
+
+  gst_element_set_state (demo->callee, GST_STATE_PLAYING);
+  msg = pump (demo->callee, "donar-call-address", SETUP_TIMEOUT);
+  if (msg == NULL) {
+    g_printerr ("donar-demo: the callee did not publish its address\n");
+    return 1;
+  }
+  address = g_strdup (gst_structure_get_string (gst_message_get_structure
+          (msg), "address"));
+  gst_message_unref (msg);
+  g_printerr ("# callee published its address\n");
+
+  /* A live file source would run as fast as it reads: identity sync=true
+   * paces it at the pace of capture. */
+  desc = g_strdup_printf ("%s ! audioconvert ! audioresample ! "
+      "opusenc audio-type=voice bitrate=32000 frame-size=40 "
+      "inband-fec=false ! rtpopuspay name=pay pt=96 timestamp-offset=0 ! "
+      "donarsink name=tx call=caller %s", input ?
+      "filesrc name=in ! wavparse ! identity sync=true" :
+      "audiotestsrc is-live=true wave=sine freq=440 volume=0.3", call_props);
+  demo->caller = launch (desc);
+  g_free (desc);
+  if (input) {
+    e = gst_bin_get_by_name (GST_BIN (demo->caller), "in");
+    g_object_set (e, "location", input, NULL);
+    gst_object_unref (e);
+  }
+  e = gst_bin_get_by_name (GST_BIN (demo->caller), "tx");
+  g_object_set (e, "address", address, NULL);
+  gst_object_unref (e);
+  g_free (address);
+  add_probe (demo->caller, "pay", "src", GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, on_payloaded, demo);
+  gst_pipeline_use_clock (GST_PIPELINE (demo->caller), clock);
+  gst_element_set_state (demo->caller, GST_STATE_PLAYING);
+  msg = pump (demo->caller, "donar-ready", SETUP_TIMEOUT);
+  if (msg == NULL) {
+    g_printerr ("donar-demo: the caller did not reach the callee\n");
+    return 1;
+  }
+  gst_message_unref (msg);
+  g_printerr ("# caller ready: %d s of call\n", seconds);
+
+  g_mutex_lock (&demo->lock);
+  demo->sending = TRUE;
+  g_mutex_unlock (&demo->lock);
+  for (gint i = 0; i < seconds * 10; i++) {
+    pump (demo->caller, NULL, 50 * GST_MSECOND);
+    pump (demo->callee, NULL, 50 * GST_MSECOND);
+  }
+  g_mutex_lock (&demo->lock);
+  demo->sending = FALSE;
+  g_mutex_unlock (&demo->lock);
+  for (guint i = 0; i < GRACE_STEPS; i++) {
+    pump (demo->caller, NULL, 50 * GST_MSECOND);
+    pump (demo->callee, NULL, 50 * GST_MSECOND);
+  }
+
+  /* The figures, while both ends are still up. */
+  sink_stats = get_stats (demo->caller, "tx");
+  jb_stats = get_stats (demo->callee, "jb");
+  gst_structure_get_uint (sink_stats, "links-up", &links_up);
+  gst_structure_get_uint (jb_stats, "latency", &jb_latency);
+  gst_structure_get_uint64 (jb_stats, "late", &late);
+  gst_structure_free (sink_stats);
+  gst_structure_free (jb_stats);
+
+  /* EOS through the callee so that wavenc writes the sizes in its
+   * header; then the caller, whose links closing would only warn. */
+  gst_element_send_event (demo->callee, gst_event_new_eos ());
+  msg = pump (demo->callee, "eos", EOS_TIMEOUT);
+  if (msg)
+    gst_message_unref (msg);
+  else
+    g_printerr ("# no EOS from the callee in time\n");
+  gst_element_set_state (demo->caller, GST_STATE_NULL);
+  gst_element_set_state (demo->callee, GST_STATE_NULL);
+
+  g_mutex_lock (&demo->lock);
+  g_array_sort (demo->latency_ms, compare_double);
+  p50 = percentile (demo->latency_ms, 0.50);
+  p99 = percentile (demo->latency_ms, 0.99);
+  if (json) {
+    g_print ("{\"seconds\": %d, \"policy\": \"%s\", \"security\": \"%s\", "
+        "\"frames_sent\": %" G_GUINT64_FORMAT ", \"frames_received\": %"
+        G_GUINT64_FORMAT ", \"frames_played\": %" G_GUINT64_FORMAT
+        ", \"frames_lost\": %" G_GUINT64_FORMAT ", \"frames_late\": %"
+        G_GUINT64_FORMAT ", \"latency_ms\": {\"p50\": %.1f, \"p99\": %.1f}, "
+        "\"jitterbuffer_latency_ms\": %u, \"links_up\": %u}\n", seconds,
+        policy, security, demo->frames_sent, demo->frames_received,
+        demo->frames_played, demo->frames_sent - demo->frames_received,
+        late, p50, p99, jb_latency, links_up);
+  } else {
+    g_print ("DONAR call, %d s, policy %s, security %s\n"
+        "  frames sent      %" G_GUINT64_FORMAT "\n"
+        "  frames received  %" G_GUINT64_FORMAT "\n"
+        "  frames played    %" G_GUINT64_FORMAT
+        " (out of rtpopusdepay: PLC not counted)\n"
+        "  frames lost      %" G_GUINT64_FORMAT "\n"
+        "  frames late      %" G_GUINT64_FORMAT " (donarjitterbuffer)\n"
+        "  one-way latency  p50 %.1f ms, p99 %.1f ms\n"
+        "  jitter buffer    %u ms\n"
+        "  links up         %u\n", seconds, policy, security,
+        demo->frames_sent, demo->frames_received, demo->frames_played,
+        demo->frames_sent - demo->frames_received, late, p50, p99,
+        jb_latency, links_up);
+  }
+  g_mutex_unlock (&demo->lock);
+
+  gst_object_unref (demo->caller);
+  gst_object_unref (demo->callee);
+  gst_object_unref (clock);
+  g_array_free (demo->latency_ms, TRUE);
+  g_mutex_clear (&demo->lock);
+  g_free (demo);
+  g_free (call_props);
+  g_free (tor_control);
+  g_free (input);
+  g_free (output);
+  g_free (policy);
+  g_free (security);
+  gst_deinit ();
+  return 0;
+}
