@@ -22,6 +22,18 @@ typedef struct
   GError *error;
 } Run;
 
+/* The run reports its first error; the others go. */
+static void
+keep_first_error (Run * run, GError * error)
+{
+  g_mutex_lock (&run->lock);
+  if (run->error == NULL)
+    run->error = error;
+  else
+    g_error_free (error);
+  g_mutex_unlock (&run->lock);
+}
+
 static void
 run_one_call (gpointer data, gpointer user_data)
 {
@@ -31,25 +43,14 @@ run_one_call (gpointer data, gpointer user_data)
   GError *error = NULL;
 
   if (!sim_run_call (&run->settings, index, &result, &error)) {
-    g_mutex_lock (&run->lock);
-    if (run->error == NULL)
-      run->error = error;
-    else
-      g_error_free (error);
-    g_mutex_unlock (&run->lock);
+    keep_first_error (run, error);
     return;
   }
   sim_summarize_call (&result, run->settings.deadline_us,
       run->settings.drop_after_us, &run->summaries[index]);
   if (run->frame_log && !sim_write_frame_log (run->frame_log, index, &result,
-          run->settings.config.frame_period_us, &error)) {
-    g_mutex_lock (&run->lock);
-    if (run->error == NULL)
-      run->error = error;
-    else
-      g_error_free (error);
-    g_mutex_unlock (&run->lock);
-  }
+          run->settings.config.frame_period_us, &error))
+    keep_first_error (run, error);
   sim_call_result_clear (&result);
 
   g_mutex_lock (&run->lock);
