@@ -200,10 +200,14 @@ static GstElement *
 launch (const gchar * desc)
 {
   GError *error = NULL;
-  GstElement *pipeline = gst_parse_launch (desc, &error);
+  /* FATAL_ERRORS: a missing element (the plugin not found, say) is an
+   * error, not a pipeline with a hole in it. */
+  GstElement *pipeline = gst_parse_launch_full (desc, NULL,
+      GST_PARSE_FLAG_FATAL_ERRORS, &error);
 
-  if (pipeline == NULL) {
-    g_printerr ("donar-demo: %s\n  %s\n", error->message, desc);
+  if (pipeline == NULL || error != NULL) {
+    g_printerr ("donar-demo: %s (is GST_PLUGIN_PATH the build's gst/?)\n"
+        "  %s\n", error ? error->message : "no pipeline", desc);
     exit (1);
   }
   return pipeline;
