@@ -3,6 +3,8 @@
  * following rtpjitterbuffer's timeline, stats, properties, and a real Opus
  * pipeline.  Run under GST_TRACERS=leaks: gst_deinit () at the end makes
  * the leaks tracer warn about anything left, and warnings are fatal. */
+#include "elements-test.h"
+
 #include <gst/gst.h>
 #include <gst/check/gstharness.h>
 #include <gst/check/gsttestclock.h>
@@ -443,36 +445,11 @@ test_opus_pipeline (void)
   gst_object_unref (pipeline);
 }
 
-static gboolean
-leaks_tracer_active (void)
-{
-  GList *tracers = gst_tracing_get_active_tracers ();
-  gboolean found = FALSE;
-
-  for (GList * l = tracers; l; l = l->next)
-    if (g_str_equal (G_OBJECT_TYPE_NAME (l->data), "GstLeaksTracer"))
-      found = TRUE;
-  g_list_free_full (tracers, gst_object_unref);
-  return found;
-}
-
 int
 main (int argc, char **argv)
 {
-  const char *tracers = g_getenv ("GST_TRACERS");
-  gboolean check_leaks = tracers && strstr (tracers, "leaks") != NULL;
+  gboolean check_leaks = elements_test_init (&argc, &argv);
   int ret;
-
-  /* Stack traces make the leaks tracer slow; it needs none to tell. */
-  g_unsetenv ("GST_LEAKS_TRACER_STACK_TRACE");
-  g_test_init (&argc, &argv, NULL);
-  gst_init (&argc, &argv);
-
-  if (check_leaks && !leaks_tracer_active ()) {
-    g_printerr ("GST_TRACERS asks for the leaks tracer but it is not "
-        "active (coretracers plugin missing?)\n");
-    return 1;
-  }
 
   g_test_add_func ("/donarjitterbuffer/caps", test_caps);
   g_test_add_func ("/donarjitterbuffer/delay-step-raises-latency",
@@ -485,10 +462,5 @@ main (int argc, char **argv)
       test_stats_and_properties);
   g_test_add_func ("/donarjitterbuffer/opus-pipeline", test_opus_pipeline);
   ret = g_test_run ();
-
-  /* The leaks tracer reports at gst_deinit (): a g_warning, fatal here. */
-  gst_deinit ();
-  if (check_leaks)
-    g_print ("# leaks tracer: nothing left alive\n");
-  return ret;
+  return elements_test_finish (ret, check_leaks);
 }

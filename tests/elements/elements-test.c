@@ -1,0 +1,46 @@
+/* The common main () of the element tests (elements-test.h). */
+#include "elements-test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static gboolean
+leaks_tracer_active (void)
+{
+  GList *tracers = gst_tracing_get_active_tracers ();
+  gboolean found = FALSE;
+
+  for (GList * l = tracers; l; l = l->next)
+    if (g_str_equal (G_OBJECT_TYPE_NAME (l->data), "GstLeaksTracer"))
+      found = TRUE;
+  g_list_free_full (tracers, gst_object_unref);
+  return found;
+}
+
+gboolean
+elements_test_init (int *argc, char ***argv)
+{
+  const char *tracers = g_getenv ("GST_TRACERS");
+  gboolean check_leaks = tracers && strstr (tracers, "leaks") != NULL;
+
+  /* Stack traces make the leaks tracer slow; it needs none to tell. */
+  g_unsetenv ("GST_LEAKS_TRACER_STACK_TRACE");
+  g_test_init (argc, argv, NULL);
+  gst_init (argc, argv);
+  if (check_leaks && !leaks_tracer_active ()) {
+    g_printerr ("GST_TRACERS asks for the leaks tracer but it is not "
+        "active (coretracers plugin missing?)\n");
+    exit (1);
+  }
+  return check_leaks;
+}
+
+int
+elements_test_finish (int ret, gboolean check_leaks)
+{
+  /* The leaks tracer reports at gst_deinit (): a g_warning, fatal here. */
+  gst_deinit ();
+  if (check_leaks)
+    g_print ("# leaks tracer: nothing left alive\n");
+  return ret;
+}

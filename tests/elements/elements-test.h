@@ -1,0 +1,19 @@
+/* What every element test's main () does around g_test_run (): GStreamer up,
+ * and, when GST_TRACERS asks for the leaks tracer, a check that it really
+ * runs (it reports at gst_deinit (), a g_warning, fatal in a test). */
+#ifndef ELEMENTS_TEST_H
+#define ELEMENTS_TEST_H
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+/* g_test_init () and gst_init (); exits 1 if the leaks tracer was asked for
+ * and is not active.  Returns whether it was asked for. */
+gboolean elements_test_init (int *argc, char ***argv);
+/* gst_deinit (), where the leaks tracer reports; returns ret. */
+int elements_test_finish (int ret, gboolean check_leaks);
+
+G_END_DECLS
+
+#endif /* ELEMENTS_TEST_H */
