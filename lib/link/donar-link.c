@@ -59,8 +59,17 @@ void
 donar_link_write (DonarLink * link, const guint8 * record, gsize length,
     gint64 now)
 {
+  struct evbuffer *output;
+
   if (link->state != DONAR_LINK_OPEN)
     return;
+  /* The usual case, a socket that keeps up: straight to it, no copy into
+   * the queue. */
+  output = bufferevent_get_output (link->bev);
+  if (link->queue.bytes == 0 && evbuffer_get_length (output) < OUTPUT_HIGH) {
+    evbuffer_add (output, record, length);
+    return;
+  }
   if (donar_record_queue_push (&link->queue, record, length) > 0 &&
       link->full_since == 0)
     link->full_since = now;
