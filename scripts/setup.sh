@@ -15,8 +15,11 @@ packages=(
   tor
 )
 
-# tools/evaluate.py and its smoke test (tests/evaluate/).
-evaluation_packages=(python3 python3-matplotlib)
+# tools/evaluate.py and its smoke test (tests/evaluate/); the voice-quality
+# tools (tools/quality/, pipelines/quality.sh): reference speech, and what
+# PyPI's pesq builds against.
+evaluation_packages=(python3 python3-matplotlib python3-numpy python3-scipy
+  python3-venv python3-dev codec2-examples espeak-ng)
 
 # libFuzzer (tests/fuzz/): clang and its runtime, which clang-14 does not
 # pull in by itself.
@@ -38,6 +41,19 @@ install_missing () {
   fi
 }
 
+# PESQ (ITU-T P.862) comes from PyPI: a virtual environment of Debian's
+# python3 in build-venv/ that also sees Debian's numpy, scipy and
+# matplotlib.  The quality tools find it there (tools/quality/).
+pesq_version=0.0.4
+python_venv () {
+  if [ ! -x build-venv/bin/python3 ]; then
+    /usr/bin/python3 -m venv --system-site-packages build-venv
+  fi
+  if ! build-venv/bin/python3 -c "import pesq" 2>/dev/null; then
+    build-venv/bin/pip install -q "pesq==$pesq_version"
+  fi
+}
+
 build () {
   if [ ! -f build/build.ninja ]; then
     meson setup build
@@ -47,7 +63,9 @@ build () {
 
 case "${1:-run}" in
   run)
-    install_missing "${packages[@]}"
+    # The evaluation packages too: pipelines/quality.sh scores calls.
+    install_missing "${packages[@]}" "${evaluation_packages[@]}"
+    python_venv
     build
     # The main job: a 20-second call on this machine, both ends in
     # GStreamer, over the emulated Tor (pipelines/demo.sh).
@@ -56,6 +74,7 @@ case "${1:-run}" in
   test)
     install_missing "${packages[@]}" "${evaluation_packages[@]}" \
       "${fuzz_packages[@]}"
+    python_venv
     build
     meson test -C build --print-errorlogs
     # The fuzz targets need the whole project built by clang: a build
@@ -83,6 +102,7 @@ case "${1:-run}" in
     ;;
   evaluate)
     install_missing "${packages[@]}" "${evaluation_packages[@]}"
+    python_venv
     build
     shift
     # Debian's python3, which sees python3-matplotlib (not another python3
@@ -92,6 +112,7 @@ case "${1:-run}" in
   install-only)
     install_missing "${packages[@]}" "${evaluation_packages[@]}" \
       "${fuzz_packages[@]}"
+    python_venv
     ;;
   *)
     echo "usage: $0 [run|test|evaluate [evaluate.py options]|install-only]" >&2
