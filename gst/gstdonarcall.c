@@ -150,6 +150,12 @@ gst_donar_call_install_properties (GObjectClass * klass, guint first)
       g_param_spec_enum ("security", "Security",
           "The configuration of a tor we launch (docs/security.md)",
           GST_TYPE_DONAR_SECURITY, DEFAULT_SECURITY, flags));
+  g_object_class_install_property (klass,
+      first + GST_DONAR_CALL_PROP_CLIENT_AUTH,
+      g_param_spec_boolean ("client-auth", "Client authorization",
+          "Callee: let only the holder of the call address reach the onion "
+          "(an x25519 key pair; the address carries the caller's key). "
+          "A caller needs nothing: the address says", FALSE, flags));
   g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "An application/x-donar-stats structure: ready, links-up, the "
@@ -252,6 +258,9 @@ gst_donar_call_client_set_property (GstDonarCallClient * client,
     case GST_DONAR_CALL_PROP_SECURITY:
       s->security = g_value_get_enum (value);
       break;
+    case GST_DONAR_CALL_PROP_CLIENT_AUTH:
+      s->client_auth = g_value_get_boolean (value);
+      break;
     case GST_DONAR_CALL_PROP_STATS_INTERVAL:
       s->stats_interval = g_value_get_uint (value);
       break;
@@ -310,6 +319,9 @@ gst_donar_call_client_get_property (GstDonarCallClient * client,
       break;
     case GST_DONAR_CALL_PROP_SECURITY:
       g_value_set_enum (value, s->security);
+      break;
+    case GST_DONAR_CALL_PROP_CLIENT_AUTH:
+      g_value_set_boolean (value, s->client_auth);
       break;
     case GST_DONAR_CALL_PROP_STATS_INTERVAL:
       g_value_set_uint (value, s->stats_interval);
@@ -470,6 +482,7 @@ fill_options (GstDonarCall * call, const GstDonarCallSettings * s,
   }
   o->tor_socks_port = (guint16) s->tor_socks;
   o->security = s->security;
+  o->client_auth = s->client_auth;
   o->engine.config.n_links = s->links;
   o->engine.config.n_1st = s->n1st;
   o->engine.config.n_2nd = s->n2nd;

@@ -33,6 +33,7 @@ typedef struct
   DonarPolicy policy;
   guint redundancy;
   DonarTorSecurity security;
+  gboolean client_auth;
   guint stats_interval;         /* ms */
 } GstDonarCallSettings;
 
@@ -78,6 +79,7 @@ enum
   GST_DONAR_CALL_PROP_POLICY,
   GST_DONAR_CALL_PROP_REDUNDANCY,
   GST_DONAR_CALL_PROP_SECURITY,
+  GST_DONAR_CALL_PROP_CLIENT_AUTH,
   GST_DONAR_CALL_PROP_STATS,
   GST_DONAR_CALL_PROP_STATS_INTERVAL,
   GST_DONAR_CALL_N_PROPS,

@@ -9,10 +9,10 @@ cd "$(dirname "$0")/.."
 
 packages=(
   meson ninja-build pkg-config gcc binutils
-  libglib2.0-dev libevent-dev libopus-dev
+  libglib2.0-dev libevent-dev libopus-dev libssl-dev
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-  tor
+  tor python3-gi gir1.2-gstreamer-1.0
 )
 
 # tools/evaluate.py and its smoke test (tests/evaluate/); the voice-quality

@@ -1,5 +1,6 @@
 /* A call end to end (donar-call.h). */
 #include "donar-call.h"
+#include "donar-client-auth.h"
 
 #include <string.h>
 #include <sys/random.h>
@@ -18,6 +19,8 @@ struct _DonarCall
   DonarTorControl *control;
   gchar *service_id;
   gboolean single_onion;        /* configured, not ADD_ONION */
+  /* Caller: the onion whose client key we gave tor, removed at the end. */
+  gchar *client_auth_service_id;
   gchar *address;
   guint16 control_port;
 };
@@ -131,9 +134,26 @@ start_callee (DonarCall * call, const DonarCallOptions * options,
   DonarCallAddress address = { 0 };
   DonarTorOnionOptions onion_options = { 0 };
   DonarTorctlOnion onion = { 0 };
+  DonarClientAuthKey client_key = { 0 };
+  g_autofree gchar *client_public = NULL;
+  const gchar *client_keys[2] = { NULL, NULL };
   gint64 deadline;
   gboolean ok;
 
+  if (options->client_auth && options->transport == DONAR_CALL_TRANSPORT_DIRECT) {
+    g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
+        "client authorization is a property of onions: a direct call has "
+        "none");
+    return FALSE;
+  }
+  if (options->client_auth) {
+    if (!donar_client_auth_key_generate (&client_key, error))
+      return FALSE;
+    client_public = donar_client_auth_to_base32 (client_key.public_key);
+    client_keys[0] = client_public;
+    address.client_auth_key = donar_client_auth_to_base32 (client_key.secret);
+    donar_client_auth_key_clear (&client_key);
+  }
   memcpy (address.secret, settings->secret, sizeof address.secret);
   if (!donar_link_engine_start (call->engine, error)) {
     donar_call_address_clear (&address);
@@ -154,12 +174,15 @@ start_callee (DonarCall * call, const DonarCallOptions * options,
        * configuration, not for ADD_ONION ones (docs/security.md). */
       call->service_id = donar_tor_launcher_add_single_onion (call->launcher,
           call->control, onion_options.virtual_port,
-          onion_options.target_port, deadline, cancellable, error);
+          onion_options.target_port, client_public, deadline, cancellable,
+          error);
       call->single_onion = TRUE;
       ok = call->service_id != NULL;
     } else {
       onion_options.non_anonymous =
           options->security == DONAR_TOR_SECURITY_ONE_WAY;
+      if (options->client_auth)
+        onion_options.client_auth_v3 = client_keys;
       ok = donar_tor_control_add_onion (call->control, &onion_options,
           &onion, deadline, cancellable, error);
       if (ok)
@@ -183,6 +206,35 @@ start_callee (DonarCall * call, const DonarCallOptions * options,
   return TRUE;
 }
 
+/* The caller's tor fetches an authorized onion's descriptor only with the
+ * secret key the address carries. */
+static gboolean
+give_tor_client_key (DonarCall * call, const DonarCallOptions * options,
+    const DonarCallAddress * address, GCancellable * cancellable,
+    GError ** error)
+{
+  guint8 secret[DONAR_CLIENT_AUTH_KEY_BYTES];
+  g_autofree gchar *service_id = g_strndup (address->host,
+      strlen (address->host) - strlen (".onion"));
+  gboolean ok;
+
+  if (!donar_client_auth_from_base32 (address->client_auth_key, secret)) {
+    g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
+        "the client authorization key of the address is not an x25519 key "
+        "in base32");
+    return FALSE;
+  }
+  ok = donar_tor_control_onion_client_auth_add (call->control, service_id,
+      secret, donar_tor_control_deadline (options->setup_timeout_ms),
+      cancellable, error);
+  explicit_bzero (secret, sizeof secret);
+  if (ok)
+    call->client_auth_service_id = g_steal_pointer (&service_id);
+  else
+    g_prefix_error (error, "tor did not take the client authorization key: ");
+  return ok;
+}
+
 static gboolean
 prepare_caller (DonarCall * call, const DonarCallOptions * options,
     DonarLinkEngineSettings * settings, DonarCallProgressFunc progress,
@@ -201,11 +253,14 @@ prepare_caller (DonarCall * call, const DonarCallOptions * options,
     donar_call_address_clear (&address);
     return FALSE;
   }
-  if (address.client_auth_key) {
-    /* ONION_CLIENT_AUTH_ADD is not in the control client yet. */
+  if (address.client_auth_key && direct) {
     g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
-        "this address needs client authorization, which this version "
-        "cannot give tor yet");
+        "a 127.0.0.1 address cannot carry a client authorization key");
+    donar_call_address_clear (&address);
+    return FALSE;
+  }
+  if (address.client_auth_key && !give_tor_client_key (call, options,
+          &address, cancellable, error)) {
     donar_call_address_clear (&address);
     return FALSE;
   }
@@ -311,9 +366,14 @@ donar_call_free (DonarCall * call)
   else if (call->control && call->service_id)
     donar_tor_control_del_onion (call->control, call->service_id,
         donar_tor_control_deadline (5000), NULL, NULL);
+  if (call->control && call->client_auth_service_id)
+    donar_tor_control_onion_client_auth_remove (call->control,
+        call->client_auth_service_id, donar_tor_control_deadline (5000), NULL,
+        NULL);
   donar_tor_control_free (call->control);
   donar_tor_launcher_free (call->launcher);
   g_free (call->service_id);
+  g_free (call->client_auth_service_id);
   if (call->address) {
     explicit_bzero (call->address, strlen (call->address));
     g_free (call->address);

@@ -51,6 +51,11 @@ typedef struct
   const gchar *tor_binary;
   /* Callee: the port callers dial on the onion. */
   guint16 virtual_port;
+  /* Callee: onion client authorization.  A fresh x25519 key pair: tor
+   * gets the public key, the call address the secret key, so that only
+   * whoever holds the address can even reach the onion's introduction
+   * points (docs/security.md).  A caller needs nothing: the address says. */
+  gboolean client_auth;
   /* Bootstrap, connection and upload, each. */
   guint setup_timeout_ms;
   /* The engine's settings but for the role, the peer and the secret,

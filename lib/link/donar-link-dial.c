@@ -103,6 +103,28 @@ send_connect (DonarLink * link, gint64 now)
   return TRUE;
 }
 
+/* Refusals that no retry will change: the onion wants a client key we do
+ * not have, or not the one we have, or the address is not an onion's. */
+static gboolean
+is_final_refusal (DonarSocksError error)
+{
+  return error == DONAR_SOCKS_ERROR_ONION_MISSING_CLIENT_AUTH ||
+      error == DONAR_SOCKS_ERROR_ONION_BAD_CLIENT_AUTH ||
+      error == DONAR_SOCKS_ERROR_ONION_BAD_ADDRESS;
+}
+
+/* Said at once, not after peer_timeout_us: the user must fix the address.
+ * The links keep dialing, in case the callee's tor changes its mind. */
+static void
+report_refusal (DonarLinkEngine * engine, DonarLink * link)
+{
+  if (engine->links_up > 0 || engine->peer_unreachable_reported)
+    return;
+  engine->peer_unreachable_reported = TRUE;
+  donar_link_engine_raise (engine, DONAR_LINK_EVENT_PEER_UNREACHABLE,
+      G_MAXUINT, "the callee cannot be reached: %s", link->last_error);
+}
+
 /* Feeds Tor's SOCKS replies; TRUE while the link lives.  Once open,
  * *data and *length are what followed the last reply: the peer's first
  * bytes. */
@@ -118,6 +140,8 @@ donar_link_socks_read (DonarLink * link, const guint8 ** data,
     if (error != DONAR_SOCKS_OK) {
       donar_link_close (link, now, "Tor: %s",
           donar_socks_error_message (error));
+      if (is_final_refusal (error))
+        report_refusal (link->engine, link);
       return FALSE;
     }
     if (!reply_done)

@@ -245,6 +245,35 @@ donar_torctl_command_del_onion (GString * out, const gchar * service_id)
   return DONAR_TORCTL_OK;
 }
 
+DonarTorctlError
+donar_torctl_command_onion_client_auth_add (GString * out,
+    const gchar * service_id, const guint8 * x25519_secret_key)
+{
+  gchar *blob;
+
+  if (!is_base32_of_length (service_id, DONAR_TORCTL_SERVICE_ID_LENGTH, TRUE)
+      || x25519_secret_key == NULL)
+    return DONAR_TORCTL_ERROR_BAD_ARGUMENT;
+  blob = g_base64_encode (x25519_secret_key, DONAR_TORCTL_X25519_KEY_BYTES);
+  g_string_append_printf (out, "ONION_CLIENT_AUTH_ADD %s x25519:%s" CRLF,
+      service_id, blob);
+  /* The secret key also stays in the GString: the caller erases it after
+   * the write. */
+  explicit_bzero (blob, strlen (blob));
+  g_free (blob);
+  return DONAR_TORCTL_OK;
+}
+
+DonarTorctlError
+donar_torctl_command_onion_client_auth_remove (GString * out,
+    const gchar * service_id)
+{
+  if (!is_base32_of_length (service_id, DONAR_TORCTL_SERVICE_ID_LENGTH, TRUE))
+    return DONAR_TORCTL_ERROR_BAD_ARGUMENT;
+  g_string_append_printf (out, "ONION_CLIENT_AUTH_REMOVE %s" CRLF, service_id);
+  return DONAR_TORCTL_OK;
+}
+
 static gboolean
 is_info_key (const gchar * key)
 {

@@ -19,6 +19,8 @@ G_BEGIN_DECLS
 #define DONAR_TORCTL_SERVICE_ID_LENGTH 56
 /* An x25519 public key for ClientAuthV3: 32 bytes in unpadded base32. */
 #define DONAR_TORCTL_CLIENT_AUTH_KEY_LENGTH 52
+/* The raw bytes of an x25519 key. */
+#define DONAR_TORCTL_X25519_KEY_BYTES 32
 
 void donar_torctl_command_protocolinfo (GString * out);
 
@@ -78,6 +80,16 @@ DonarTorctlError donar_torctl_command_add_onion (GString * out,
 /* service_id: the 56 base32 characters before ".onion". */
 DonarTorctlError donar_torctl_command_del_onion (GString * out,
     const gchar * service_id);
+
+/* ONION_CLIENT_AUTH_ADD <service_id> x25519:<base64 secret key>: the
+ * client's key for an onion that requires client authorization, kept by
+ * tor in memory only (no Flags=Permanent). */
+DonarTorctlError donar_torctl_command_onion_client_auth_add (GString * out,
+    const gchar * service_id, const guint8 * x25519_secret_key);
+
+/* ONION_CLIENT_AUTH_REMOVE <service_id>. */
+DonarTorctlError donar_torctl_command_onion_client_auth_remove (GString *
+    out, const gchar * service_id);
 
 /* keys: NULL-terminated, at least one, each printable ASCII without
  * spaces or quotes. */

@@ -171,6 +171,56 @@ donar_tor_control_del_onion (DonarTorControl * self,
   return TRUE;
 }
 
+gboolean
+donar_tor_control_onion_client_auth_add (DonarTorControl * self,
+    const gchar * service_id, const guint8 * x25519_secret_key,
+    gint64 deadline, GCancellable * cancellable, GError ** error)
+{
+  GString *command = g_string_new (NULL);
+  DonarTorctlError codec_error;
+  DonarTorctlReply *reply = NULL;
+
+  codec_error = donar_torctl_command_onion_client_auth_add (command,
+      service_id, x25519_secret_key);
+  if (codec_error != DONAR_TORCTL_OK)
+    donar_tor_control_set_codec_error (error, codec_error,
+        "ONION_CLIENT_AUTH_ADD");
+  else
+    reply = donar_tor_control_request_ok (self, command, deadline,
+        cancellable, error);
+  /* The command holds the secret key in base64. */
+  explicit_bzero (command->str, command->allocated_len);
+  g_string_free (command, TRUE);
+  if (reply == NULL)
+    return FALSE;
+  donar_torctl_reply_free (reply);
+  return TRUE;
+}
+
+gboolean
+donar_tor_control_onion_client_auth_remove (DonarTorControl * self,
+    const gchar * service_id, gint64 deadline, GCancellable * cancellable,
+    GError ** error)
+{
+  g_autoptr (GString) command = g_string_new (NULL);
+  DonarTorctlError codec_error;
+  DonarTorctlReply *reply;
+
+  codec_error = donar_torctl_command_onion_client_auth_remove (command,
+      service_id);
+  if (codec_error != DONAR_TORCTL_OK) {
+    donar_tor_control_set_codec_error (error, codec_error,
+        "ONION_CLIENT_AUTH_REMOVE");
+    return FALSE;
+  }
+  reply = donar_tor_control_request_ok (self, command, deadline, cancellable,
+      error);
+  if (reply == NULL)
+    return FALSE;
+  donar_torctl_reply_free (reply);
+  return TRUE;
+}
+
 static gboolean
 is_service_id (const gchar * text)
 {

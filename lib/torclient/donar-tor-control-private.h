@@ -65,7 +65,7 @@ DonarTorctlReply *donar_tor_control_next_reply (DonarTorControl * control,
 DonarTorctlReply *donar_tor_control_next_event (DonarTorControl * control,
     gint64 deadline, GCancellable * cancellable, GError ** error);
 
-/* donar_tor_control_request, then REFUSED unless the status is 250.  The
+/* donar_tor_control_request, then REFUSED unless the status is 2yz.  The
  * command is named in errors by its first word only: no secret argument
  * reaches a message. */
 DonarTorctlReply *donar_tor_control_request_ok (DonarTorControl * control,

@@ -437,7 +437,10 @@ donar_tor_control_request_ok (DonarTorControl * self,
   DonarTorctlReply *reply = donar_tor_control_request (self, command,
       deadline, cancellable, error);
 
-  if (reply != NULL && reply->code != 250) {
+  /* 2yz is a positive completion (control-spec 4): ONION_CLIENT_AUTH_ADD
+   * says 251 for a key replaced and 252 for a descriptor it could now
+   * decrypt. */
+  if (reply != NULL && reply->code / 100 != 2) {
     g_autofree gchar *name = command_name (command);
     g_autofree gchar *text = refusal_text (reply);
 

@@ -187,6 +187,18 @@ gboolean donar_tor_control_del_onion (DonarTorControl * control,
     const gchar * service_id, gint64 deadline, GCancellable * cancellable,
     GError ** error);
 
+/* The caller's side of client authorization: the x25519 secret key (32
+ * bytes) that lets this tor fetch <service_id>.onion's descriptor, held
+ * in tor's memory until removed or tor exits.  The request is erased from
+ * memory once written. */
+gboolean donar_tor_control_onion_client_auth_add (DonarTorControl * control,
+    const gchar * service_id, const guint8 * x25519_secret_key,
+    gint64 deadline, GCancellable * cancellable, GError ** error);
+
+gboolean donar_tor_control_onion_client_auth_remove (DonarTorControl *
+    control, const gchar * service_id, gint64 deadline,
+    GCancellable * cancellable, GError ** error);
+
 /* Waits for "650 HS_DESC UPLOADED <service_id>": before it, callers fail
  * with SOCKS error 0xF0.  FAILED uploads are not fatal (another HSDir may
  * take it); at the deadline, TIMEOUT says the last failure reason. */

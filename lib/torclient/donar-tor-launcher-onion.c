@@ -5,6 +5,7 @@
 #include "donar-tor-launcher-private.h"
 #include "donar-tor-control-private.h"
 
+#include <errno.h>
 #include <string.h>
 
 #define HOSTNAME_POLL_US (20 * 1000)
@@ -88,10 +89,45 @@ read_service_id (const gchar * directory, gint64 deadline,
   }
 }
 
+/* The configuration's equivalent of ClientAuthV3: one file per client in
+ * <dir>/authorized_clients, read when tor loads the service.  tor wants
+ * the service directory private. */
+static gboolean
+write_authorized_client (const gchar * directory, const gchar * public_key,
+    GError ** error)
+{
+  g_autofree gchar *clients = g_build_filename (directory,
+      "authorized_clients", NULL);
+  g_autofree gchar *path = g_build_filename (clients, "caller.auth", NULL);
+  g_autofree gchar *line = g_strdup_printf ("descriptor:x25519:%s\n",
+      public_key);
+  gsize i;
+
+  for (i = 0; public_key[i] != '\0'; i++)
+    if (!g_ascii_isalnum (public_key[i]))
+      break;
+  if (i != DONAR_TORCTL_CLIENT_AUTH_KEY_LENGTH || public_key[i] != '\0') {
+    g_set_error (error, DONAR_TOR_LAUNCHER_ERROR,
+        DONAR_TOR_LAUNCHER_ERROR_BAD_OPTION,
+        "a client authorization key is %d base32 characters",
+        DONAR_TORCTL_CLIENT_AUTH_KEY_LENGTH);
+    return FALSE;
+  }
+  if (g_mkdir_with_parents (clients, 0700) != 0) {
+    g_set_error (error, DONAR_TOR_LAUNCHER_ERROR,
+        DONAR_TOR_LAUNCHER_ERROR_FAILED, "cannot make %s: %s", clients,
+        g_strerror (errno));
+    return FALSE;
+  }
+  return g_file_set_contents_full (path, line, -1,
+      G_FILE_SET_CONTENTS_CONSISTENT, 0600, error);
+}
+
 gchar *
 donar_tor_launcher_add_single_onion (DonarTorLauncher * self,
     DonarTorControl * control, guint16 virtual_port, guint16 target_port,
-    gint64 deadline, GCancellable * cancellable, GError ** error)
+    const gchar * client_auth_public_key, gint64 deadline,
+    GCancellable * cancellable, GError ** error)
 {
   DonarTorSingleOnion *onion;
   gchar *service_id;
@@ -114,6 +150,11 @@ donar_tor_launcher_add_single_onion (DonarTorLauncher * self,
       ++self->n_single_onions_made);
   onion->virtual_port = virtual_port;
   onion->target_port = target_port;
+  if (client_auth_public_key != NULL && !write_authorized_client
+      (onion->directory, client_auth_public_key, error)) {
+    donar_tor_single_onion_free (onion);
+    return NULL;
+  }
   g_ptr_array_add (self->single_onions, onion);
   if (!apply_single_onions (self, control, deadline, cancellable, error)) {
     g_ptr_array_remove (self->single_onions, onion);

@@ -313,11 +313,26 @@ wait_ready (DonarTorLauncher * self, const DonarTorLauncherOptions * options,
   gboolean socks = !options->no_socks
       && options->security != DONAR_TOR_SECURITY_ONE_WAY;
   g_autoptr (DonarTorControl) control = NULL;
+  GError *local = NULL;
 
   control = donar_tor_launcher_open_control (self, deadline, cancellable,
-      error);
-  if (control == NULL
-      || !wait_bootstrap (control, options, timeout_ms, deadline,
+      &local);
+  /* A slow start runs out of time before tor even answers: still the
+   * bootstrap timeout the caller asked for. */
+  if (g_error_matches (local, DONAR_TOR_CONTROL_ERROR,
+          DONAR_TOR_CONTROL_ERROR_TIMEOUT)) {
+    g_set_error (error, DONAR_TOR_LAUNCHER_ERROR,
+        DONAR_TOR_LAUNCHER_ERROR_TIMEOUT,
+        "tor did not bootstrap in %.1f s: its control port did not answer "
+        "in time (%s)", timeout_ms / 1000.0, local->message);
+    g_error_free (local);
+    return FALSE;
+  }
+  if (control == NULL) {
+    g_propagate_error (error, local);
+    return FALSE;
+  }
+  if (!wait_bootstrap (control, options, timeout_ms, deadline,
           cancellable, error))
     return FALSE;
   if (!socks)

@@ -110,10 +110,13 @@ DonarTorControl *donar_tor_launcher_open_control (DonarTorLauncher *
  * connection to this launcher's tor; it watches the descriptor upload, so
  * donar_tor_control_wait_for_descriptor_uploaded on it misses nothing.
  * The service lives until it is removed or the launcher stops, whatever
- * becomes of the connection.  Returns the service ID. */
+ * becomes of the connection.  client_auth_public_key (52 base32
+ * characters, or NULL) admits only the caller who holds its secret key.
+ * Returns the service ID. */
 gchar *donar_tor_launcher_add_single_onion (DonarTorLauncher * launcher,
     DonarTorControl * control, guint16 virtual_port, guint16 target_port,
-    gint64 deadline, GCancellable * cancellable, GError ** error);
+    const gchar * client_auth_public_key, gint64 deadline,
+    GCancellable * cancellable, GError ** error);
 
 gboolean donar_tor_launcher_remove_single_onion (DonarTorLauncher *
     launcher, DonarTorControl * control, const gchar * service_id,

@@ -261,7 +261,9 @@ write_torrc () {
         echo "V3BandwidthsFile $NETDIR/bandwidths"
         ;;
       client)
-        echo "SocksPort 127.0.0.1:$SOCKS_PORT"
+        # tor's onion reply codes (0xF0 descriptor not found, 0xF4 client
+        # authorization missing...), as DONAR's own launched tor has them.
+        echo "SocksPort 127.0.0.1:$SOCKS_PORT ExtendedErrors"
         echo "ControlPort 127.0.0.1:$CONTROL_PORT"
         echo "CookieAuthentication 1"
         echo "CookieAuthFile $d/control_auth_cookie"

@@ -3,6 +3,7 @@
  * passes its ports in TOR_* variables), the network's client tor, and tors
  * the launcher starts and joins to the network.  The tests run in order and
  * share the launched callee tor. */
+#include "donar-client-auth.h"
 #include "donar-torclient.h"
 #include "torclient-test-socks.h"
 
@@ -20,7 +21,6 @@
 #define EXCHANGE_BYTES (16 * 1024)
 #define VIRTUAL_PORT 5060
 /* An x25519 public key in base32 (32 random bytes). */
-#define CLIENT_AUTH_KEY "BIE5ANVGC3F6Y27EE5O3BL4V3QJVJ6XI7KCSFT6F7OJJ7VZBUXBQ"
 
 static struct
 {
@@ -788,33 +788,87 @@ test_onion_reachable (void)
   g_test_message ("%s", error->message);
 }
 
-/* An onion only the holder of a client key may reach: tor takes the key
- * (dialing it would need the caller's x25519 secret key in tor, which
- * ONION_CLIENT_AUTH_ADD gives; not DONAR's part yet). */
+/* Dials <id>.onion once the descriptor is out, expecting tor's refusal
+ * `expected` (a descriptor not found yet is dialed again). */
+static void
+dial_refused (const gchar * service_id, DonarSocksError expected)
+{
+  g_autofree gchar *host = g_strdup_printf ("%s.onion", service_id);
+  gint64 deadline = donar_tor_control_deadline (UPLOAD_TIMEOUT_MS);
+
+  for (;;) {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (GByteArray) early_data = g_byte_array_new ();
+    DonarSocksError socks_error = DONAR_SOCKS_OK;
+    GSocket *socket = torclient_test_socks_dial (net.socks_port,
+        "donar-auth", host, VIRTUAL_PORT, early_data, &socks_error, &error);
+
+    g_assert_null (socket);
+    g_test_message ("dial without the key: %s", error->message);
+    if (socks_error == expected)
+      return;
+    g_assert_cmpint (socks_error, ==,
+        DONAR_SOCKS_ERROR_ONION_DESCRIPTOR_NOT_FOUND);
+    g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+    g_usleep (300 * 1000);
+  }
+}
+
+/* An onion only the holder of a client key may reach: without the key the
+ * client's tor refuses (SOCKS 0xF4); once ONION_CLIENT_AUTH_ADD gave it
+ * the secret key, bytes flow. */
 static void
 test_onion_client_auth (void)
 {
-  const gchar *keys[] = { CLIENT_AUTH_KEY, NULL };
-  const DonarTorOnionOptions options = {
+  DonarClientAuthKey key;
+  g_autofree gchar *public_key = NULL;
+  const gchar *keys[] = { NULL, NULL };
+  DonarTorOnionOptions options = {
     .virtual_port = VIRTUAL_PORT,
-    .target_port = 9,
-    .client_auth_v3 = keys,
   };
   g_autoptr (DonarTorControl) control = NULL;
+  g_autoptr (DonarTorControl) client = NULL;
+  g_autoptr (GSocket) listener = NULL;
+  g_autoptr (GSocket) caller = NULL;
+  g_autoptr (GByteArray) early_data = g_byte_array_new ();
   g_autoptr (GError) error = NULL;
   DonarTorctlOnion onion;
-  gboolean added;
+  gboolean ok;
 
+  g_assert_true (donar_client_auth_key_generate (&key, &error));
+  public_key = donar_client_auth_to_base32 (key.public_key);
+  keys[0] = public_key;
+  options.client_auth_v3 = keys;
+  listener = listen_loopback (&options.target_port);
   control = donar_tor_launcher_open_control (net.callee,
       donar_tor_control_deadline (TIMEOUT_MS), NULL, &error);
   g_assert_no_error (error);
-  added = donar_tor_control_add_onion (control, &options, &onion,
+  ok = donar_tor_control_add_onion (control, &options, &onion,
       donar_tor_control_deadline (TIMEOUT_MS), NULL, &error);
-
   g_assert_no_error (error);
-  g_assert_true (added);
+  g_assert_true (ok);
   g_assert_cmpuint (strlen (onion.service_id), ==, 56);
   g_assert_null (onion.private_key);
+  g_assert_true (donar_tor_control_wait_for_descriptor_uploaded (control,
+          onion.service_id, donar_tor_control_deadline (UPLOAD_TIMEOUT_MS),
+          NULL, &error));
+  g_assert_no_error (error);
+
+  dial_refused (onion.service_id, DONAR_SOCKS_ERROR_ONION_MISSING_CLIENT_AUTH);
+
+  client = open_network_client ();
+  ok = donar_tor_control_onion_client_auth_add (client, onion.service_id,
+      key.secret, donar_tor_control_deadline (TIMEOUT_MS), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (ok);
+  donar_client_auth_key_clear (&key);
+  caller = dial_onion (onion.service_id, "donar-auth", early_data);
+  exchange (listener, caller, early_data);
+  g_assert_true (donar_tor_control_onion_client_auth_remove (client,
+          onion.service_id, donar_tor_control_deadline (TIMEOUT_MS), NULL,
+          &error));
+  g_assert_no_error (error);
+
   g_assert_true (donar_tor_control_del_onion (control, onion.service_id,
           donar_tor_control_deadline (TIMEOUT_MS), NULL, &error));
   g_assert_no_error (error);
@@ -868,6 +922,39 @@ test_launcher_stop_closes_control (void)
 /* 1way: a single-onion tor, without a SocksPort.  Its ADD_ONION services
  * keep their full circuits (tor 0.4.9); its configured single onion reaches
  * the rendezvous point in one hop. */
+/* A single onion with client authorization (an authorized_clients file
+ * in its directory): refused without the key, reached with it. */
+static void
+one_way_client_auth (DonarTorLauncher * launcher, DonarTorControl * control)
+{
+  g_autoptr (DonarTorControl) client = open_network_client ();
+  g_autoptr (GSocket) listener = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *public_key = NULL;
+  g_autofree gchar *single = NULL;
+  DonarClientAuthKey key;
+  guint16 target_port;
+  gboolean ok;
+
+  g_assert_true (donar_client_auth_key_generate (&key, &error));
+  public_key = donar_client_auth_to_base32 (key.public_key);
+  listener = listen_loopback (&target_port);
+  single = donar_tor_launcher_add_single_onion (launcher, control,
+      VIRTUAL_PORT, target_port, public_key,
+      donar_tor_control_deadline (TIMEOUT_MS), NULL, &error);
+  g_assert_no_error (error);
+  dial_refused (single, DONAR_SOCKS_ERROR_ONION_MISSING_CLIENT_AUTH);
+  ok = donar_tor_control_onion_client_auth_add (client, single, key.secret,
+      donar_tor_control_deadline (TIMEOUT_MS), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (ok);
+  donar_client_auth_key_clear (&key);
+  reach (control, single, listener, "donar-link-4", 1, g_get_monotonic_time ());
+  g_assert_true (donar_tor_launcher_remove_single_onion (launcher, control,
+          single, donar_tor_control_deadline (TIMEOUT_MS), NULL, &error));
+  g_assert_no_error (error);
+}
+
 static void
 test_launcher_one_way (void)
 {
@@ -917,8 +1004,8 @@ test_launcher_one_way (void)
   listener = listen_loopback (&target_port);
   start = g_get_monotonic_time ();
   single = donar_tor_launcher_add_single_onion (launcher, control,
-      VIRTUAL_PORT, target_port, donar_tor_control_deadline (TIMEOUT_MS),
-      NULL, &error);
+      VIRTUAL_PORT, target_port, NULL,
+      donar_tor_control_deadline (TIMEOUT_MS), NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (strlen (single), ==, 56);
   reach (control, single, listener, "donar-link-3", 1, start);
@@ -933,6 +1020,9 @@ test_launcher_one_way (void)
           single, donar_tor_control_deadline (TIMEOUT_MS), NULL, &error));
   g_assert_error (error, DONAR_TOR_LAUNCHER_ERROR,
       DONAR_TOR_LAUNCHER_ERROR_BAD_OPTION);
+  g_clear_error (&error);
+
+  one_way_client_auth (launcher, control);
 }
 
 int

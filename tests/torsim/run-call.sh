@@ -15,34 +15,8 @@ torsim=$1
 donar_call=$2
 python=$3
 work=$(mktemp -d "${TMPDIR:-/tmp}/donar-torsim-call.XXXXXX")
-pids=()
-
-cleanup () {
-  local rc=$?
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-  done
-  if [ "$rc" -ne 0 ]; then
-    for f in torsim.log callee.log caller.log callee.json caller.json; do
-      [ -f "$work/$f" ] && { echo "==> $f <==" >&2; tail -n 30 "$work/$f" >&2; }
-    done
-  fi
-  rm -rf "$work"
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-wait_for_file () {
-  for _ in $(seq 1 300); do
-    [ -s "$1" ] && return 0
-    sleep 0.1
-  done
-  echo "no $1 in 30 s" >&2
-  return 1
-}
+source "$(dirname "$0")/processes.sh"
+logs=(torsim.log callee.log caller.log callee.json caller.json)
 
 "$torsim" --port-file "$work/ports" --seed 1 > "$work/torsim.log" 2>&1 &
 pids+=($!)

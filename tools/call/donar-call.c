@@ -29,6 +29,7 @@ typedef struct
   gboolean quiet;
   gint64 engine_started;        /* the last setup step */
   gint64 all_links_up;          /* the first time all were open, or 0 */
+  gchar *unreachable;           /* PEER_UNREACHABLE's message, or NULL */
 } Status;
 
 typedef struct
@@ -41,6 +42,7 @@ typedef struct
   gchar **torrc_lines;
   gchar *security;
   gint virtual_port;
+  gboolean client_auth;
   gchar *address_file;
   gdouble seconds;
   gint wait_links;
@@ -90,10 +92,25 @@ on_event (const DonarLinkEvent * event, gpointer user_data)
     status->rejected++;
   if (event->type == DONAR_LINK_EVENT_ALL_LINKS_UP && !status->all_links_up)
     status->all_links_up = g_get_monotonic_time ();
+  if (event->type == DONAR_LINK_EVENT_PEER_UNREACHABLE && !status->unreachable)
+    status->unreachable = g_strdup (event->message);
   g_mutex_unlock (&status->lock);
   if (!status->quiet)
     g_printerr ("donar-call: %s: %s\n",
         donar_link_event_type_to_string (event->type), event->message);
+}
+
+/* The peer refused for good, or was never there: a caller that never had
+ * a link has no call to wait for. */
+static gboolean
+never_reached (Status * status)
+{
+  gboolean never;
+
+  g_mutex_lock (&status->lock);
+  never = status->unreachable != NULL && status->max_links_up == 0;
+  g_mutex_unlock (&status->lock);
+  return never;
 }
 
 static guint
@@ -247,8 +264,10 @@ run_call (const Options * options, DonarCall * call, Status * status)
   start = g_get_monotonic_time () +
       (gint64) options->setup_timeout_s * G_USEC_PER_SEC;
   while (!interrupted && links_up (status) < (guint) options->wait_links &&
-      g_get_monotonic_time () < start)
+      g_get_monotonic_time () < start && !never_reached (status))
     g_usleep (10 * 1000);
+  if (never_reached (status))
+    return;
   start = g_get_monotonic_time ();
   stop_sending = start + (gint64) (options->seconds * G_USEC_PER_SEC);
   stop = stop_sending + 2 * G_USEC_PER_SEC;
@@ -301,6 +320,7 @@ fill_call_options (const Options * o, DonarRole role, const gchar * address,
   call->extra_torrc_lines = (const gchar * const *) o->torrc_lines;
   call->security = security;
   call->virtual_port = (guint16) o->virtual_port;
+  call->client_auth = o->client_auth;
   call->setup_timeout_ms = (guint) o->setup_timeout_s * 1000;
   call->engine.config.n_links = (guint) o->links;
   call->engine.config.n_1st = (guint) o->n1st;
@@ -348,8 +368,16 @@ check_ranges (const Options * o, GError ** error)
 int
 main (int argc, char **argv)
 {
-  Options o = { FALSE, 0, NULL, NULL, 0, NULL, NULL, 5004, NULL, 20.0, 1,
-    40, 172, NULL, 12, 3, 3, 120, FALSE, FALSE
+  Options o = {
+    .virtual_port = 5004,
+    .seconds = 20.0,
+    .wait_links = 1,
+    .frame_ms = 40,
+    .frame_bytes = 172,
+    .links = 12,
+    .n1st = 3,
+    .n2nd = 3,
+    .setup_timeout_s = 120,
   };
   GOptionEntry entries[] = {
     {"direct", 0, 0, G_OPTION_ARG_NONE, &o.direct,
@@ -367,6 +395,9 @@ main (int argc, char **argv)
         "A line for the torrc of a launched tor (repeatable)", "LINE"},
     {"security", 0, 0, G_OPTION_ARG_STRING, &o.security,
         "default or 1way, for a launched tor (docs/security.md)", "NAME"},
+    {"client-auth", 0, 0, G_OPTION_ARG_NONE, &o.client_auth,
+        "Callee: onion client authorization (the address carries the "
+          "caller's key)", NULL},
     {"virtual-port", 0, 0, G_OPTION_ARG_INT, &o.virtual_port,
         "Callee: the onion's port (5004)", "PORT"},
     {"address-file", 0, 0, G_OPTION_ARG_FILENAME, &o.address_file,
@@ -447,6 +478,12 @@ main (int argc, char **argv)
   }
   run_call (&o, call, &status);
   donar_call_free (call);
+  if (never_reached (&status)) {
+    g_printerr ("donar-call: %s\n", status.unreachable);
+    g_free (status.unreachable);
+    return 1;
+  }
+  g_free (status.unreachable);
   return 0;
 
 usage:

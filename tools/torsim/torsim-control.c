@@ -245,6 +245,8 @@ static const CommandEntry after_auth[] = {
   {"SETEVENTS", torsim_command_setevents},
   {"SETCONF", torsim_command_setconf},
   {"SIGNAL", torsim_command_signal},
+  {"ONION_CLIENT_AUTH_ADD", torsim_command_onion_client_auth_add},
+  {"ONION_CLIENT_AUTH_REMOVE", torsim_command_onion_client_auth_remove},
   /* Not tor's: fault hooks for tests (docs/torsim.md). */
   {"DONAR-FAIL-LINK", torsim_command_fail_link},
   {"DONAR-CUT", torsim_command_cut},

@@ -160,6 +160,12 @@ torsim_onion_is_published (TorsimOnion * onion)
   return onion->published;
 }
 
+const gchar *const *
+torsim_onion_client_auth (TorsimOnion * onion)
+{
+  return (const gchar * const *) onion->client_auth_v3;
+}
+
 guint16
 torsim_onion_target (TorsimOnion * onion, guint16 virtual_port)
 {

@@ -183,6 +183,7 @@ connect_onion (TorsimSocks * socks, TorsimStream * s, Torsim * t,
   gchar *dot;
   const char *id;
   TorsimOnion *onion;
+  guint8 reply;
   guint16 target;
   g_autofree gchar *key = NULL;
 
@@ -204,6 +205,11 @@ connect_onion (TorsimSocks * socks, TorsimStream * s, Torsim * t,
   onion = torsim_onion_lookup (t, id);
   if (onion == NULL || !torsim_onion_is_published (onion)) {
     torsim_stream_refuse (s, TORSIM_SOCKS_ONION_DESC_NOT_FOUND);
+    return;
+  }
+  reply = torsim_client_auth_check (t, id, torsim_onion_client_auth (onion));
+  if (reply != TORSIM_SOCKS_SUCCEEDED) {
+    torsim_stream_refuse (s, reply);
     return;
   }
   target = torsim_onion_target (onion, port);

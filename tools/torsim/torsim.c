@@ -309,6 +309,7 @@ torsim_free (Torsim * t)
   torsim_controls_close_all (t);
   torsim_streams_close_all (t);
   torsim_onions_clear (t);
+  torsim_client_auth_clear (t);
   reap (-1, 0, t);
   /* Whatever still lingers is closed now. */
   g_hash_table_remove_all (t->lingering);

@@ -61,6 +61,7 @@ struct _Torsim
   gint64 cut_until_us;          /* DONAR-CUT: nothing delivered before */
 
   GHashTable *onions;           /* service id -> TorsimOnion */
+  GHashTable *client_auth_keys; /* torsim-client-auth.c */
   GList *streams;
   GList *controls;
   GHashTable *lingering;        /* bufferevents flushing before close */
@@ -168,6 +169,8 @@ G_GNUC_PRINTF (2, 3);
 #define TORSIM_SOCKS_COMMAND_NOT_SUPPORTED 0x07
 #define TORSIM_SOCKS_ADDRESS_TYPE_NOT_SUPPORTED 0x08
 #define TORSIM_SOCKS_ONION_DESC_NOT_FOUND 0xF0
+#define TORSIM_SOCKS_ONION_MISSING_CLIENT_AUTH 0xF4
+#define TORSIM_SOCKS_ONION_BAD_CLIENT_AUTH 0xF5
 #define TORSIM_SOCKS_ONION_BAD_ADDRESS 0xF6
 
 /* torsim-onion.c: the onion services of ADD_ONION. */
@@ -187,7 +190,7 @@ G_GNUC_PRINTF (2, 3);
        gboolean detach;
        TorsimOnionPort ports[TORSIM_ONION_MAX_PORTS];
        guint n_ports;
-       gchar **client_auth_v3;  /* kept, not enforced */
+       gchar **client_auth_v3;  /* torsim-client-auth.c enforces them */
        guint max_streams;       /* kept, not enforced */
      } TorsimOnionSpec;
 
@@ -200,6 +203,8 @@ G_GNUC_PRINTF (2, 3);
      const guint8 *torsim_onion_key (TorsimOnion * onion);
      TorsimControl *torsim_onion_owner (TorsimOnion * onion);
      gboolean torsim_onion_is_published (TorsimOnion * onion);
+/* NULL-terminated ClientAuthV3 keys, or NULL. */
+     const gchar *const *torsim_onion_client_auth (TorsimOnion * onion);
 /* The target of a virtual port, 0 when not mapped. */
      guint16 torsim_onion_target (TorsimOnion * onion, guint16 virtual_port);
 /* Emits HS_DESC UPLOAD now (after the ADD_ONION reply). */
@@ -238,6 +243,16 @@ G_GNUC_PRINTF (2, 3);
      void torsim_command_setevents (TorsimControl * c, const char *args);
      void torsim_command_setconf (TorsimControl * c, const char *args);
      void torsim_command_signal (TorsimControl * c, const char *args);
+     void torsim_command_onion_client_auth_add (TorsimControl * c,
+    const char *args);
+     void torsim_command_onion_client_auth_remove (TorsimControl * c,
+    const char *args);
+
+/* torsim-client-auth.c: SUCCEEDED when this torsim may reach an onion
+ * whose ClientAuthV3 keys are `allowed`, else the SOCKS error tor gives. */
+     guint8 torsim_client_auth_check (Torsim * t, const char *service_id,
+    const gchar * const *allowed);
+     void torsim_client_auth_clear (Torsim * t);
      void torsim_command_fail_link (TorsimControl * c, const char *args);
      void torsim_command_cut (TorsimControl * c, const char *args);
      void torsim_command_stats (TorsimControl * c, const char *args);

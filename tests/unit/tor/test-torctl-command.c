@@ -226,6 +226,37 @@ test_del_onion (void)
   assert_refused (donar_torctl_command_del_onion (out, NULL), out);
 }
 
+/* The secret key as tor's control-spec wants it: base64 with its
+ * padding (bytes 0..31 written out by hand). */
+static void
+test_onion_client_auth (void)
+{
+  guint8 key[DONAR_TORCTL_X25519_KEY_BYTES];
+  GString *out;
+
+  for (guint i = 0; i < sizeof key; i++)
+    key[i] = i;
+  out = queue_new ();
+  g_assert_cmpint (donar_torctl_command_onion_client_auth_add (out,
+          SERVICE_ID, key), ==, DONAR_TORCTL_OK);
+  assert_queue (out, "ONION_CLIENT_AUTH_ADD " SERVICE_ID
+      " x25519:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\r\n");
+  out = queue_new ();
+  g_assert_cmpint (donar_torctl_command_onion_client_auth_remove (out,
+          SERVICE_ID), ==, DONAR_TORCTL_OK);
+  assert_queue (out, "ONION_CLIENT_AUTH_REMOVE " SERVICE_ID "\r\n");
+
+  out = queue_new ();
+  assert_refused (donar_torctl_command_onion_client_auth_add (out,
+          SERVICE_ID ".onion", key), out);
+  out = queue_new ();
+  assert_refused (donar_torctl_command_onion_client_auth_add (out,
+          SERVICE_ID, NULL), out);
+  out = queue_new ();
+  assert_refused (donar_torctl_command_onion_client_auth_remove (out,
+          "pg6mmjiyjmcrsslv\r\nSIGNAL HALT"), out);
+}
+
 static void
 test_getinfo (void)
 {
@@ -338,6 +369,7 @@ main (int argc, char **argv)
   g_test_add_func ("/torctl/command/add-onion-refusals",
       test_add_onion_refusals);
   g_test_add_func ("/torctl/command/del-onion", test_del_onion);
+  g_test_add_func ("/torctl/command/onion-client-auth", test_onion_client_auth);
   g_test_add_func ("/torctl/command/getinfo", test_getinfo);
   g_test_add_func ("/torctl/command/setevents", test_setevents);
   g_test_add_func ("/torctl/command/setconf", test_setconf);

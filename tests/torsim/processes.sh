@@ -1,0 +1,33 @@
+# Sourced by the torsim scripts: every process they start goes into
+# `pids` and is stopped by PID on exit (TERM, then KILL after 5 s); on a
+# failure the tails of the logs named in `logs` (files of $work) are
+# shown; $work is removed.
+pids=()
+logs=()
+
+cleanup () {
+  local rc=$?
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  if [ "$rc" -ne 0 ]; then
+    for f in "${logs[@]}"; do
+      [ -f "$work/$f" ] && { echo "==> $f <==" >&2; tail -n 30 "$work/$f" >&2; }
+    done
+  fi
+  rm -rf "$work"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+wait_for_file () {
+  for _ in $(seq 1 300); do
+    [ -s "$1" ] && return 0
+    sleep 0.1
+  done
+  echo "no $1 in 30 s" >&2
+  return 1
+}
