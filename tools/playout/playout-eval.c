@@ -161,7 +161,7 @@ add_path (GPtrArray * traces, const char *path, GError ** error)
     while ((name = g_dir_read_name (dir)))
       if (g_str_has_suffix (name, ".csv"))
         g_ptr_array_add (names, g_build_filename (path, name, NULL));
-    g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+    g_ptr_array_sort_values (names, (GCompareFunc) g_strcmp0);
     for (guint i = 0; i < names->len; i++) {
       Trace *t = trace_load (g_ptr_array_index (names, i), error);
 
