@@ -148,6 +148,14 @@ trace_load (const char *path, GError ** error)
   return t;
 }
 
+/* g_ptr_array_sort () passes pointers to the elements (GLib 2.74 has no
+ * g_ptr_array_sort_values). */
+static gint
+compare_paths (gconstpointer a, gconstpointer b)
+{
+  return g_strcmp0 (*(const gchar * const *) a, *(const gchar * const *) b);
+}
+
 static gboolean
 add_path (GPtrArray * traces, const char *path, GError ** error)
 {
@@ -161,7 +169,7 @@ add_path (GPtrArray * traces, const char *path, GError ** error)
     while ((name = g_dir_read_name (dir)))
       if (g_str_has_suffix (name, ".csv"))
         g_ptr_array_add (names, g_build_filename (path, name, NULL));
-    g_ptr_array_sort_values (names, (GCompareFunc) g_strcmp0);
+    g_ptr_array_sort (names, compare_paths);
     for (guint i = 0; i < names->len; i++) {
       Trace *t = trace_load (g_ptr_array_index (names, i), error);
 
