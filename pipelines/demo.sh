@@ -18,13 +18,15 @@ Usage: $0 [options]
   --seed N          donar-torsim's seed (default: 1; same seed, same network)
   --tor             a real tor launched by the elements instead of donar-torsim
                     (needs the internet: an offline machine cannot bootstrap)
+  --direct          plain RTP over UDP on 127.0.0.1: no DONAR, no Tor (the ceiling)
+  --frame-log FILE  write each frame's fate (seq,sent_ms,arrival_ms) to FILE
   --json            print the summary as one JSON object
 USAGE
   exit "${1:-2}"
 }
 
 build=build seconds=20 input= output= speakers= policy=alternate
-security=default seed=1 tor= json=
+security=default seed=1 tor= json= direct= frame_log=
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=${2:?--build needs a directory}; shift ;;
@@ -36,6 +38,8 @@ while [ $# -gt 0 ]; do
     --security) security=${2:?--security needs a name}; shift ;;
     --seed) seed=${2:?--seed needs a number}; shift ;;
     --tor) tor=1 ;;
+    --direct) direct=1 ;;
+    --frame-log) frame_log=${2:?--frame-log needs a file}; shift ;;
     --json) json=1 ;;
     -h|--help) usage 0 ;;
     *) echo "$0: unknown option '$1'" >&2; usage ;;
@@ -55,12 +59,13 @@ for f in "$demo" "$build/gst/libgstdonar.so"; do
 done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/donar-demo.XXXXXX")
-torsim_pid=
+torsim_pid= demo_pid=
 cleanup() {
-  if [ -n "$torsim_pid" ]; then
-    kill "$torsim_pid" 2>/dev/null || true
-    wait "$torsim_pid" 2>/dev/null || true
-  fi
+  # By PID, what this script started: donar-demo, then donar-torsim.
+  for pid in $demo_pid $torsim_pid; do
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
   # Keep the recording; remove the rest.
   rm -f "$tmp/ports" "$tmp/torsim.log"
   rmdir "$tmp" 2>/dev/null || true
@@ -71,13 +76,16 @@ trap 'exit 130' INT TERM
 args=(--seconds "$seconds" --policy "$policy" --security "$security")
 [ -n "$json" ] && args+=(--json)
 [ -n "$input" ] && args+=(--input "$input")
+[ -n "$frame_log" ] && args+=(--frame-log "$frame_log")
 if [ -n "$speakers" ]; then
   args+=(--speakers)
 else
   args+=(--output "${output:-$tmp/callee.wav}")
 fi
 
-if [ -n "$tor" ]; then
+if [ -n "$direct" ]; then
+  args+=(--direct)
+elif [ -n "$tor" ]; then
   # Empty tor-control: each element launches a tor of its own.
   echo "# a real tor: it must bootstrap, which needs the internet" >&2
   args+=(--tor-control "")
@@ -97,7 +105,14 @@ else
   args+=(--tor-control "$control")
 fi
 
-GST_PLUGIN_PATH=$build/gst "$demo" "${args[@]}"
+# In the background, then wait: a signal to this script runs its trap at
+# once (not after a foreground child) and the trap stops donar-demo.
+GST_PLUGIN_PATH=$build/gst "$demo" "${args[@]}" &
+demo_pid=$!
+status=0
+wait "$demo_pid" || status=$?
+demo_pid=
+[ "$status" -eq 0 ] || exit "$status"
 if [ -z "$speakers" ]; then
   echo "# the callee's recording: ${output:-$tmp/callee.wav}" >&2
 fi

@@ -3,9 +3,14 @@
  *
  * Two pipelines on ONE clock (the system clock, CLOCK_MONOTONIC):
  *   callee: donarsrc ! donarjitterbuffer ! rtpopusdepay ! opusdec !
- *           audioconvert ! wavenc ! filesink (or autoaudiosink)
+ *           audioconvert ! audioresample ! audiomixer ! wavenc ! filesink
+ *           (or autoaudiosink)
  *   caller: audiotestsrc (or a WAV file) ! opusenc ! rtpopuspay ! donarsink
- * The callee starts first; once it posts its address the caller starts.
+ * The callee starts first; once it posts its address the caller is
+ * brought to PAUSED: donarsink starts its call there, and no audio flows
+ * until the call is ready (donar-ready), when the caller goes to PLAYING.
+ * So a speech file is sent from its first frame.  With --direct, plain
+ * UDP on 127.0.0.1 instead (udpsink, udpsrc): no Tor, the ceiling.
  *
  * Why two pipelines and not one: a live source added to a running
  * pipeline stamps its buffers from 0 while the running time is already
@@ -26,14 +31,22 @@
 #define SETUP_TIMEOUT (120 * GST_SECOND)
 #define EOS_TIMEOUT (3 * GST_SECOND)
 
+/* The fate of one frame of the call, in the order sent. */
+typedef struct
+{
+  GstClockTime sent;            /* capture, as a clock time */
+  GstClockTime arrival;         /* first copy's arrival; NONE: not (yet) */
+} Frame;
+
 typedef struct
 {
   GMutex lock;
   GstElement *caller, *callee;
   gboolean sending;             /* frames pass rtpopuspay's src pad */
-  /* Capture clock time by RTP seqnum, NONE once received (or never sent):
-   * a 16-bit seqnum wraps after 43 min of 40-ms frames. */
-  GstClockTime sent_at[65536];
+  /* Index in `frames` by RTP seqnum, -1 if none: a 16-bit seqnum wraps
+   * after 43 min of 40-ms frames, and the latest frame sent wins. */
+  gint32 index_of[65536];
+  GArray *frames;               /* Frame */
   GstSegment pay_segment;
   guint64 frames_sent, frames_received, frames_played;
   GArray *latency_ms;           /* gdouble, one per frame received */
@@ -72,8 +85,13 @@ on_payloaded (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
     return GST_PAD_PROBE_OK;
   g_mutex_lock (&demo->lock);
   if (demo->sending) {
-    demo->sent_at[gst_rtp_buffer_get_seq (&rtp)] =
-        clock_time (demo->caller, &demo->pay_segment, GST_BUFFER_PTS (buf));
+    Frame frame;
+
+    frame.sent = clock_time (demo->caller, &demo->pay_segment,
+        GST_BUFFER_PTS (buf));
+    frame.arrival = GST_CLOCK_TIME_NONE;
+    demo->index_of[gst_rtp_buffer_get_seq (&rtp)] = demo->frames->len;
+    g_array_append_val (demo->frames, frame);
     demo->frames_sent++;
   } else {
     ret = GST_PAD_PROBE_DROP;
@@ -92,8 +110,10 @@ on_received (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   Demo *demo = user_data;
   GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
   GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
-  GstClockTime arrival, sent;
+  GstClockTime arrival;
+  Frame *frame;
   guint16 seq;
+  gint32 index;
 
   if (!gst_rtp_buffer_map (buf, GST_MAP_READ, &rtp))
     return GST_PAD_PROBE_OK;    /* not RTP: donarsrc counts those */
@@ -101,13 +121,14 @@ on_received (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   gst_rtp_buffer_unmap (&rtp);
   arrival = GST_BUFFER_PTS (buf) + gst_element_get_base_time (demo->callee);
   g_mutex_lock (&demo->lock);
-  sent = demo->sent_at[seq];
-  if (GST_CLOCK_TIME_IS_VALID (sent)) {
-    gdouble ms = GST_CLOCK_DIFF (sent, arrival) / 1e6;
+  index = demo->index_of[seq];
+  frame = index >= 0 ? &g_array_index (demo->frames, Frame, index) : NULL;
+  if (frame && !GST_CLOCK_TIME_IS_VALID (frame->arrival)) {
+    gdouble ms = GST_CLOCK_DIFF (frame->sent, arrival) / 1e6;
 
     g_array_append_val (demo->latency_ms, ms);
     demo->frames_received++;
-    demo->sent_at[seq] = GST_CLOCK_TIME_NONE;
+    frame->arrival = arrival;
   }
   g_mutex_unlock (&demo->lock);
   return GST_PAD_PROBE_OK;
@@ -240,19 +261,70 @@ percentile (GArray * sorted, gdouble p)
   return g_array_index (sorted, gdouble, (guint) (p * (sorted->len - 1)));
 }
 
+/* The fate of every frame of the call, in donar-sim's --frame-log format
+ * (rows seq,sent_ms,arrival_ms; arrival empty when lost), so that the
+ * offline scoring can replay the very frames of this call.  seq counts
+ * from 0 and times are from the first frame's capture. */
+static gboolean
+write_frame_log (Demo * demo, const gchar * path, GError ** error)
+{
+  GString *text = g_string_sized_new (24 * demo->frames->len + 32);
+  GstClockTime origin = GST_CLOCK_TIME_NONE;
+  gboolean ok;
+
+  if (demo->frames->len > 0)
+    origin = g_array_index (demo->frames, Frame, 0).sent;
+  g_string_append (text, "seq,sent_ms,arrival_ms\n");
+  for (guint i = 0; i < demo->frames->len; i++) {
+    Frame *f = &g_array_index (demo->frames, Frame, i);
+
+    g_string_append_printf (text, "%u,%.3f,", i,
+        GST_CLOCK_DIFF (origin, f->sent) / 1e6);
+    if (GST_CLOCK_TIME_IS_VALID (f->arrival))
+      g_string_append_printf (text, "%.3f",
+          GST_CLOCK_DIFF (origin, f->arrival) / 1e6);
+    g_string_append_c (text, '\n');
+  }
+  ok = g_file_set_contents (path, text->str, (gssize) text->len, error);
+  g_string_free (text, TRUE);
+  return ok;
+}
+
+/* 100 ms of both buses; TRUE if the caller's EOS came (a file ended). */
+static gboolean
+pump_both (Demo * demo)
+{
+  GstMessage *eos = pump (demo->caller, "eos", 50 * GST_MSECOND);
+
+  pump (demo->callee, NULL, 50 * GST_MSECOND);
+  if (eos)
+    gst_message_unref (eos);
+  return eos != NULL;
+}
+
+/* The RTP caps of the stream, for udpsrc in direct mode (donarsrc has
+ * them in-band from donarsink). */
+#define DIRECT_CAPS "application/x-rtp,media=audio,clock-rate=48000," \
+  "encoding-name=OPUS,payload=96"
+
 int
 main (int argc, char **argv)
 {
   gchar *tor_control = NULL, *input = NULL, *output = NULL;
-  gchar *policy = NULL, *security = NULL;
-  gboolean speakers = FALSE, json = FALSE;
+  gchar *policy = NULL, *security = NULL, *frame_log = NULL;
+  gboolean speakers = FALSE, json = FALSE, direct = FALSE;
   gint seconds = 20;
   GOptionEntry entries[] = {
     {"tor-control", 0, 0, G_OPTION_ARG_STRING, &tor_control,
         "ControlPort of a running tor or donar-torsim; empty: the elements "
           "launch their own tor", "PORT"},
+    {"direct", 0, 0, G_OPTION_ARG_NONE, &direct,
+        "Plain RTP over UDP on 127.0.0.1 instead of DONAR (no Tor: the "
+          "ceiling)", NULL},
     {"input", 0, 0, G_OPTION_ARG_FILENAME, &input,
-        "WAV file to send (default: a 440 Hz tone)", "FILE"},
+          "WAV file to send from the moment the call is ready; the call ends "
+          "with it if it is shorter than --seconds (default: a 440 Hz tone)",
+        "FILE"},
     {"output", 0, 0, G_OPTION_ARG_FILENAME, &output,
         "WAV file the callee writes", "FILE"},
     {"speakers", 0, 0, G_OPTION_ARG_NONE, &speakers,
@@ -263,6 +335,9 @@ main (int argc, char **argv)
         "simple, torfone, alternate (default) or double-send", "NAME"},
     {"security", 0, 0, G_OPTION_ARG_STRING, &security,
         "default, 2hop or 1way (for a tor the elements launch)", "NAME"},
+    {"frame-log", 0, 0, G_OPTION_ARG_FILENAME, &frame_log,
+        "Write each frame's fate to FILE (seq,sent_ms,arrival_ms, as "
+          "donar-sim --frame-log)", "FILE"},
     {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the summary as JSON",
         NULL},
     {NULL}
@@ -271,14 +346,17 @@ main (int argc, char **argv)
       "machine and its QoE");
   GError *error = NULL;
   Demo *demo;
-  gchar *call_props, *desc, *address;
+  gchar *call_props, *desc, *address = NULL, *source;
   GstElement *e;
   GstMessage *msg;
   GstStructure *sink_stats, *jb_stats;
   GstClock *clock;
   guint links_up = 0, jb_latency = 0;
-  guint64 late = 0;
-  gdouble p50, p99;
+  guint64 late = 0, lost;
+  gdouble p50, p99, lat_min, target, target_sum = 0, target_mean = 0;
+  guint target_n = 0;
+  gint steps;
+  gboolean ended = FALSE;
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_add_group (context, gst_init_get_option_group ());
@@ -299,8 +377,9 @@ main (int argc, char **argv)
 
   demo = g_new0 (Demo, 1);
   g_mutex_init (&demo->lock);
-  for (guint i = 0; i < G_N_ELEMENTS (demo->sent_at); i++)
-    demo->sent_at[i] = GST_CLOCK_TIME_NONE;
+  for (guint i = 0; i < G_N_ELEMENTS (demo->index_of); i++)
+    demo->index_of[i] = -1;
+  demo->frames = g_array_new (FALSE, FALSE, sizeof (Frame));
   gst_segment_init (&demo->pay_segment, GST_FORMAT_TIME);
   demo->latency_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
 
@@ -308,10 +387,24 @@ main (int argc, char **argv)
    * ends, which must not share one DonarCall. */
   call_props = g_strdup_printf ("tor-control=\"%s\" policy=%s security=%s",
       tor_control ? tor_control : "", policy, security);
-  desc = g_strdup_printf ("donarsrc name=rx callee=true call=callee %s ! "
-      "donarjitterbuffer name=jb ! rtpopusdepay name=depay ! "
-      "opusdec plc=true ! audioconvert ! %s", call_props, speakers ?
-      "audioresample ! autoaudiosink" : "wavenc ! filesink name=out");
+  if (direct)
+    source = g_strdup ("udpsrc name=rx address=127.0.0.1 port=0 "
+        "caps=\"" DIRECT_CAPS "\"");
+  else
+    source = g_strdup_printf ("donarsrc name=rx callee=true call=callee %s",
+        call_props);
+  /* The recording is what a sound card would play: audiomixer, live
+   * (donarsrc is), puts out a continuous stream on the clock at the
+   * pipeline's latency, silence where no audio came in time, and drops
+   * the audio that comes after its time (frames rtpjitterbuffer pushes
+   * late, after a stall, without declaring them lost).  filesink alone
+   * would write every buffer whenever it came, a stall included. */
+  desc = g_strdup_printf ("%s ! donarjitterbuffer name=jb ! "
+      "rtpopusdepay name=depay ! opusdec plc=true ! audioconvert ! "
+      "audioresample ! %s", source, speakers ? "autoaudiosink" :
+      "audiomixer name=play start-time-selection=first ! wavenc ! "
+      "filesink name=out");
+  g_free (source);
   demo->callee = launch (desc);
   g_free (desc);
   if (!speakers) {
@@ -325,29 +418,50 @@ main (int argc, char **argv)
       on_depayloaded, demo);
 
   /* The one clock of both pipelines: GStreamer's default, monotonic, the
-   * clock donarsrc's arrival stamps come from. */
+   * clock donarsrc's arrival stamps come from (and udpsrc's, which stamps
+   * with the running time of the arrival too). */
   clock = gst_system_clock_obtain ();
   gst_pipeline_use_clock (GST_PIPELINE (demo->callee), clock);
 
   gst_element_set_state (demo->callee, GST_STATE_PLAYING);
-  msg = pump (demo->callee, "donar-call-address", SETUP_TIMEOUT);
-  if (msg == NULL) {
-    g_printerr ("donar-demo: the callee did not publish its address\n");
-    return 1;
-  }
-  address = g_strdup (gst_structure_get_string (gst_message_get_structure
-          (msg), "address"));
-  gst_message_unref (msg);
-  g_printerr ("# callee published its address\n");
+  if (direct) {
+    gint port = 0;
 
-  /* A live file source would run as fast as it reads: identity sync=true
-   * paces it at the pace of capture. */
+    /* udpsrc port=0 binds a free port in NULL to READY and reports it. */
+    e = gst_bin_get_by_name (GST_BIN (demo->callee), "rx");
+    g_object_get (e, "port", &port, NULL);
+    gst_object_unref (e);
+    if (port <= 0) {
+      g_printerr ("donar-demo: udpsrc did not bind a port\n");
+      return 1;
+    }
+    g_printerr ("# direct: RTP over UDP to 127.0.0.1:%d, no Tor\n", port);
+    address = g_strdup_printf ("host=127.0.0.1 port=%d", port);
+  } else {
+    msg = pump (demo->callee, "donar-call-address", SETUP_TIMEOUT);
+    if (msg == NULL) {
+      g_printerr ("donar-demo: the callee did not publish its address\n");
+      return 1;
+    }
+    address = g_strdup (gst_structure_get_string (gst_message_get_structure
+            (msg), "address"));
+    gst_message_unref (msg);
+    g_printerr ("# callee published its address\n");
+  }
+
+  /* A file source would run as fast as it reads: identity sync=true
+   * paces it at the pace of capture (and, in PAUSED, holds the first
+   * buffer until PLAYING). */
+  if (direct)
+    source = g_strdup_printf ("udpsink name=tx %s", address);
+  else
+    source = g_strdup_printf ("donarsink name=tx call=caller %s", call_props);
   desc = g_strdup_printf ("%s ! audioconvert ! audioresample ! "
       "opusenc audio-type=voice bitrate=32000 frame-size=40 "
-      "inband-fec=false ! rtpopuspay name=pay pt=96 timestamp-offset=0 ! "
-      "donarsink name=tx call=caller %s", input ?
-      "filesrc name=in ! wavparse ! identity sync=true" :
-      "audiotestsrc is-live=true wave=sine freq=440 volume=0.3", call_props);
+      "inband-fec=false ! rtpopuspay name=pay pt=96 timestamp-offset=0 ! %s",
+      input ? "filesrc name=in ! wavparse ! identity sync=true" :
+      "audiotestsrc is-live=true wave=sine freq=440 volume=0.3", source);
+  g_free (source);
   demo->caller = launch (desc);
   g_free (desc);
   if (input) {
@@ -355,44 +469,63 @@ main (int argc, char **argv)
     g_object_set (e, "location", input, NULL);
     gst_object_unref (e);
   }
-  e = gst_bin_get_by_name (GST_BIN (demo->caller), "tx");
-  g_object_set (e, "address", address, NULL);
-  gst_object_unref (e);
+  if (!direct) {
+    e = gst_bin_get_by_name (GST_BIN (demo->caller), "tx");
+    g_object_set (e, "address", address, NULL);
+    gst_object_unref (e);
+  }
   g_free (address);
   add_probe (demo->caller, "pay", "src", GST_PAD_PROBE_TYPE_BUFFER |
       GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, on_payloaded, demo);
   gst_pipeline_use_clock (GST_PIPELINE (demo->caller), clock);
-  gst_element_set_state (demo->caller, GST_STATE_PLAYING);
-  msg = pump (demo->caller, "donar-ready", SETUP_TIMEOUT);
-  if (msg == NULL) {
-    g_printerr ("donar-demo: the caller did not reach the callee\n");
-    return 1;
+  if (!direct) {
+    /* donarsink starts its call on the way to PAUSED, where no audio
+     * flows yet (a live source waits for PLAYING, identity sync=true
+     * holds the file's first buffer): the call connects first, then the
+     * audio starts from its beginning. */
+    gst_element_set_state (demo->caller, GST_STATE_PAUSED);
+    msg = pump (demo->caller, "donar-ready", SETUP_TIMEOUT);
+    if (msg == NULL) {
+      g_printerr ("donar-demo: the caller did not reach the callee\n");
+      return 1;
+    }
+    gst_message_unref (msg);
   }
-  gst_message_unref (msg);
   g_printerr ("# caller ready: %d s of call\n", seconds);
 
   g_mutex_lock (&demo->lock);
   demo->sending = TRUE;
   g_mutex_unlock (&demo->lock);
-  for (gint i = 0; i < seconds * 10; i++) {
-    pump (demo->caller, NULL, 50 * GST_MSECOND);
-    pump (demo->callee, NULL, 50 * GST_MSECOND);
+  gst_element_set_state (demo->caller, GST_STATE_PLAYING);
+  /* A file of exactly --seconds is sent whole: its end (EOS) is waited
+   * for up to half a second past --seconds. */
+  steps = seconds * 10 + (input ? 5 : 0);
+  for (gint i = 0; i < steps && !ended; i++) {
+    ended = pump_both (demo);
+    jb_stats = get_stats (demo->callee, "jb");
+    if (gst_structure_get_double (jb_stats, "target", &target) && target > 0) {
+      target_sum += target;
+      target_n++;
+    }
+    gst_structure_free (jb_stats);
   }
+  if (ended)
+    g_printerr ("# the input ended\n");
   g_mutex_lock (&demo->lock);
   demo->sending = FALSE;
   g_mutex_unlock (&demo->lock);
-  for (guint i = 0; i < GRACE_STEPS; i++) {
-    pump (demo->caller, NULL, 50 * GST_MSECOND);
-    pump (demo->callee, NULL, 50 * GST_MSECOND);
-  }
+  for (guint i = 0; i < GRACE_STEPS; i++)
+    pump_both (demo);
 
   /* The figures, while both ends are still up. */
-  sink_stats = get_stats (demo->caller, "tx");
+  if (!direct) {
+    sink_stats = get_stats (demo->caller, "tx");
+    gst_structure_get_uint (sink_stats, "links-up", &links_up);
+    gst_structure_free (sink_stats);
+  }
   jb_stats = get_stats (demo->callee, "jb");
-  gst_structure_get_uint (sink_stats, "links-up", &links_up);
   gst_structure_get_uint (jb_stats, "latency", &jb_latency);
   gst_structure_get_uint64 (jb_stats, "late", &late);
-  gst_structure_free (sink_stats);
   gst_structure_free (jb_stats);
 
   /* EOS through the callee so that wavenc writes the sizes in its
@@ -407,33 +540,48 @@ main (int argc, char **argv)
   gst_element_set_state (demo->callee, GST_STATE_NULL);
 
   g_mutex_lock (&demo->lock);
+  if (frame_log && !write_frame_log (demo, frame_log, &error)) {
+    g_printerr ("donar-demo: --frame-log: %s\n", error->message);
+    return 1;
+  }
   g_array_sort (demo->latency_ms, compare_double);
   p50 = percentile (demo->latency_ms, 0.50);
   p99 = percentile (demo->latency_ms, 0.99);
+  lat_min = percentile (demo->latency_ms, 0.0);
+  if (target_n > 0)
+    target_mean = target_sum / target_n;
+  lost = demo->frames_sent - demo->frames_received;
   if (json) {
-    g_print ("{\"seconds\": %d, \"policy\": \"%s\", \"security\": \"%s\", "
-        "\"frames_sent\": %" G_GUINT64_FORMAT ", \"frames_received\": %"
-        G_GUINT64_FORMAT ", \"frames_played\": %" G_GUINT64_FORMAT
-        ", \"frames_lost\": %" G_GUINT64_FORMAT ", \"frames_late\": %"
-        G_GUINT64_FORMAT ", \"latency_ms\": {\"p50\": %.1f, \"p99\": %.1f}, "
-        "\"jitterbuffer_latency_ms\": %u, \"links_up\": %u}\n", seconds,
-        policy, security, demo->frames_sent, demo->frames_received,
-        demo->frames_played, demo->frames_sent - demo->frames_received,
-        late, p50, p99, jb_latency, links_up);
+    g_print ("{\"seconds\": %d, \"mode\": \"%s\", \"policy\": \"%s\", "
+        "\"security\": \"%s\", \"frames_sent\": %" G_GUINT64_FORMAT
+        ", \"frames_received\": %" G_GUINT64_FORMAT ", \"frames_played\": %"
+        G_GUINT64_FORMAT ", \"frames_lost\": %" G_GUINT64_FORMAT
+        ", \"frames_late\": %" G_GUINT64_FORMAT ", \"loss_ratio\": %.4f, "
+        "\"late_ratio\": %.4f, \"latency_ms\": {\"min\": %.1f, \"p50\": %.1f, "
+        "\"p99\": %.1f}, \"jitterbuffer_latency_ms\": %u, "
+        "\"playout_target_ms\": %.1f, \"mouth_to_ear_ms\": %.1f, "
+        "\"links_up\": %u}\n", seconds, direct ? "direct" : "donar", policy,
+        security, demo->frames_sent, demo->frames_received,
+        demo->frames_played, lost, late,
+        demo->frames_sent ? (gdouble) lost / demo->frames_sent : 0.0,
+        demo->frames_sent ? (gdouble) late / demo->frames_sent : 0.0,
+        lat_min, p50, p99, jb_latency, target_mean, lat_min + target_mean,
+        links_up);
   } else {
-    g_print ("DONAR call, %d s, policy %s, security %s\n"
+    g_print ("%s call, %d s, policy %s, security %s\n"
         "  frames sent      %" G_GUINT64_FORMAT "\n"
         "  frames received  %" G_GUINT64_FORMAT "\n"
         "  frames played    %" G_GUINT64_FORMAT
         " (out of rtpopusdepay: PLC not counted)\n"
         "  frames lost      %" G_GUINT64_FORMAT "\n"
         "  frames late      %" G_GUINT64_FORMAT " (donarjitterbuffer)\n"
-        "  one-way latency  p50 %.1f ms, p99 %.1f ms\n"
-        "  jitter buffer    %u ms\n"
-        "  links up         %u\n", seconds, policy, security,
-        demo->frames_sent, demo->frames_received, demo->frames_played,
-        demo->frames_sent - demo->frames_received, late, p50, p99,
-        jb_latency, links_up);
+        "  one-way latency  min %.1f ms, p50 %.1f ms, p99 %.1f ms\n"
+        "  jitter buffer    %u ms at the end, target %.1f ms on average\n"
+        "  mouth to ear     %.1f ms (min latency + mean target)\n"
+        "  links up         %u\n", direct ? "Direct (UDP)" : "DONAR",
+        seconds, policy, security, demo->frames_sent, demo->frames_received,
+        demo->frames_played, lost, late, lat_min, p50, p99, jb_latency,
+        target_mean, lat_min + target_mean, links_up);
   }
   g_mutex_unlock (&demo->lock);
 
@@ -441,12 +589,14 @@ main (int argc, char **argv)
   gst_object_unref (demo->callee);
   gst_object_unref (clock);
   g_array_free (demo->latency_ms, TRUE);
+  g_array_free (demo->frames, TRUE);
   g_mutex_clear (&demo->lock);
   g_free (demo);
   g_free (call_props);
   g_free (tor_control);
   g_free (input);
   g_free (output);
+  g_free (frame_log);
   g_free (policy);
   g_free (security);
   gst_deinit ();
