@@ -21,6 +21,7 @@
  * in time (docs/evaluation.md's measure, with the jitter buffer's delay
  * counted).  docs/jitterbuffer.md. */
 #include "donar-playout.h"
+#include "frame-log.h"
 
 #include <errno.h>
 #include <math.h>
@@ -28,16 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LOST G_MININT64
+#define LOST FRAME_LOG_LOST
 
-typedef struct
-{
-  gchar *name;
-  gint call;                    /* call number, or -1: a call of its own */
-  guint n;
-  gint64 *send_us;
-  gint64 *arrival_us;           /* LOST if it never arrived */
-} Trace;
+typedef FrameLog Trace;
 
 typedef struct
 {
@@ -63,129 +57,6 @@ static const char *policy_labels[N_POLICIES] = {
   "ideal (own p99)", "static (all calls' p99)", "adaptive",
   "adaptive, base delay known"
 };
-
-static void
-trace_free (Trace * t)
-{
-  g_free (t->name);
-  g_free (t->send_us);
-  g_free (t->arrival_us);
-  g_free (t);
-}
-
-static gboolean
-parse_ms (const char *s, gint64 * us)
-{
-  gchar *end = NULL;
-  gdouble v;
-
-  errno = 0;
-  v = g_ascii_strtod (s, &end);
-  if (end == s || *end != '\0' || errno != 0 || !isfinite (v) ||
-      fabs (v) > 1e12)
-    return FALSE;
-  *us = (gint64) llround (v * 1000.0);
-  return TRUE;
-}
-
-static Trace *
-trace_load (const char *path, GError ** error)
-{
-  g_autofree gchar *contents = NULL;
-  g_auto (GStrv) lines = NULL;
-  g_autofree gchar *base = g_path_get_basename (path);
-  Trace *t;
-  guint call, dir, n = 0;
-  char tail;
-
-  if (!g_file_get_contents (path, &contents, NULL, error))
-    return NULL;
-  lines = g_strsplit (contents, "\n", -1);
-  if (lines[0] == NULL ||
-      strcmp (g_strstrip (lines[0]), "seq,sent_ms,arrival_ms") != 0) {
-    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-        "%s: expected the header seq,sent_ms,arrival_ms", path);
-    return NULL;
-  }
-
-  t = g_new0 (Trace, 1);
-  t->name = g_strdup (path);
-  t->call = sscanf (base, "call%u-dir%u.cs%c", &call, &dir, &tail) == 3 &&
-      tail == 'v' ? (gint) call : -1;
-  t->send_us = g_new (gint64, g_strv_length (lines));
-  t->arrival_us = g_new (gint64, g_strv_length (lines));
-  for (guint i = 1; lines[i]; i++) {
-    g_auto (GStrv) f = NULL;
-    gchar *line = g_strstrip (lines[i]);
-
-    if (*line == '\0')
-      continue;
-    f = g_strsplit (line, ",", -1);
-    if (g_strv_length (f) != 3 || !parse_ms (f[1], &t->send_us[n]) ||
-        (*f[2] != '\0' && !parse_ms (f[2], &t->arrival_us[n]))) {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-          "%s:%u: expected seq,sent_ms,arrival_ms", path, i + 1);
-      trace_free (t);
-      return NULL;
-    }
-    if (*f[2] == '\0')
-      t->arrival_us[n] = LOST;
-    if (n > 0 && t->send_us[n] < t->send_us[n - 1]) {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-          "%s:%u: frames must be in send order", path, i + 1);
-      trace_free (t);
-      return NULL;
-    }
-    n++;
-  }
-  t->n = n;
-  if (n == 0) {
-    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: no frames",
-        path);
-    trace_free (t);
-    return NULL;
-  }
-  return t;
-}
-
-/* g_ptr_array_sort () passes pointers to the elements (GLib 2.74 has no
- * g_ptr_array_sort_values). */
-static gint
-compare_paths (gconstpointer a, gconstpointer b)
-{
-  return g_strcmp0 (*(const gchar * const *) a, *(const gchar * const *) b);
-}
-
-static gboolean
-add_path (GPtrArray * traces, const char *path, GError ** error)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR)) {
-    g_autoptr (GDir) dir = g_dir_open (path, 0, error);
-    g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-    const char *name;
-
-    if (dir == NULL)
-      return FALSE;
-    while ((name = g_dir_read_name (dir)))
-      if (g_str_has_suffix (name, ".csv"))
-        g_ptr_array_add (names, g_build_filename (path, name, NULL));
-    g_ptr_array_sort (names, compare_paths);
-    for (guint i = 0; i < names->len; i++) {
-      Trace *t = trace_load (g_ptr_array_index (names, i), error);
-
-      if (t == NULL)
-        return FALSE;
-      g_ptr_array_add (traces, t);
-    }
-    return TRUE;
-  } else {
-    Trace *t = trace_load (path, error);
-
-    if (t)
-      g_ptr_array_add (traces, t);
-    return t != NULL;
-  }
-}
 
 static int
 cmp_int64 (const void *a, const void *b)
@@ -445,9 +316,9 @@ main (int argc, char **argv)
     return 2;
   }
 
-  traces = g_ptr_array_new_with_free_func ((GDestroyNotify) trace_free);
+  traces = g_ptr_array_new_with_free_func ((GDestroyNotify) frame_log_free);
   for (guint i = 0; paths[i] && error == NULL; i++)
-    add_path (traces, paths[i], &error);
+    frame_log_add_path (traces, paths[i], &error);
   g_strfreev (paths);
   if (error != NULL || traces->len == 0) {
     fprintf (stderr, "donar-playout-eval: %s\n",
@@ -571,7 +442,7 @@ main (int argc, char **argv)
           const DirResult *r = &results[p][i];
 
           g_string_append (out, i ? ", {\"trace\": " : "{\"trace\": ");
-          json_string (out, ((Trace *) g_ptr_array_index (traces, i))->name);
+          json_string (out, ((Trace *) g_ptr_array_index (traces, i))->path);
           g_string_append_printf (out, ", \"mean_delay_ms\": %.3f, "
               "\"late_share\": %.6f, \"in_time_share\": %.6f}",
               r->delay_sum_us / r->frames / 1e3,
@@ -610,7 +481,7 @@ main (int argc, char **argv)
           "time %, by policy\n");
       for (guint i = 0; i < traces->len; i++) {
         g_string_append_printf (out, "%s",
-            ((Trace *) g_ptr_array_index (traces, i))->name);
+            ((Trace *) g_ptr_array_index (traces, i))->path);
         for (guint p = 0; p < N_POLICIES; p++) {
           const DirResult *r = &results[p][i];
 
