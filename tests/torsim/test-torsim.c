@@ -3,6 +3,7 @@
  * (the onion's local port), and stops it by PID with SIGTERM, which must
  * give exit status 0.  Expected delays come from the same link model with
  * the same seed and parameters. */
+#include "donar-client-auth.h"
 #include "torsim-test-util.h"
 
 #include <errno.h>
@@ -353,6 +354,17 @@ test_control_garbage (void)
   torsim_process_stop (p);
 }
 
+/* ONION_CLIENT_AUTH_ADD <id> x25519:<base64 secret>, answered `code`. */
+static void
+add_client_key (Ctl * ctl, const gchar * id, const guint8 * secret, guint code)
+{
+  g_autofree gchar *blob = g_base64_encode (secret, 32);
+  g_autofree gchar *line = g_strdup_printf ("ONION_CLIENT_AUTH_ADD %s "
+      "x25519:%s", id, blob);
+
+  ctl_expect (ctl, line, code);
+}
+
 static void
 test_onion_lifecycle (void)
 {
@@ -367,11 +379,17 @@ test_onion_lifecycle (void)
   gint caller, callee;
   guint8 raw[10];
 
+  DonarClientAuthKey client, stranger;
+  g_autofree gchar *client_public = NULL;
+
+  g_assert_true (donar_client_auth_key_generate (&client, NULL));
+  g_assert_true (donar_client_auth_key_generate (&stranger, NULL));
+  client_public = donar_client_auth_to_base32 (client.public_key);
   ctl_expect (s->ctl, "SETEVENTS HS_DESC", 250);
   {
     g_autofree gchar *line = g_strdup_printf ("ADD_ONION NEW:ED25519-V3 "
-        "Flags=V3Auth MaxStreams=12 %s ClientAuthV3="
-        "aaaabbbbccccddddeeeeffffgggghhhhiiiijjjjkkkkllllmmmm", ports);
+        "Flags=V3Auth MaxStreams=12 %s ClientAuthV3=%s", ports,
+        client_public);
 
     reply = ctl_command (s->ctl, line);
   }
@@ -397,6 +415,13 @@ test_onion_lifecycle (void)
   g_assert_nonnull (strstr (event->lines[0].text, id));
   donar_torctl_reply_free (event);
   g_assert_cmpint (g_get_monotonic_time () - s->p->started_us, >=, 400000);
+
+  /* Up, but only for the holder of the client key: none (0xF4), another
+   * (0xF5), then the right one. */
+  g_assert_cmpuint (connect_code (s, "a", host, 80), ==, 0xF4);
+  add_client_key (s->ctl, id, stranger.secret, 250);
+  g_assert_cmpuint (connect_code (s, "a", host, 80), ==, 0xF5);
+  add_client_key (s->ctl, id, client.secret, 251);
 
   /* Now reachable; upper-case and a subdomain are the same onion. */
   s->onion = g_ascii_strup (id, -1);
