@@ -12,6 +12,9 @@
 #define IDENTITY_RELAY (G_GUINT64_CONSTANT (2) << 60)
 #define IDENTITY_CIRCUIT (G_GUINT64_CONSTANT (3) << 60)
 
+/* A failed guard's circuits go to "the other" guard of its side. */
+G_STATIC_ASSERT (DONAR_NET_MODEL_GUARDS == 2);
+
 typedef struct
 {
   guint generation;             /* 0 for the first circuit, +1 a reopen */
@@ -40,6 +43,9 @@ struct _DonarNetModel
   gint64 origin_us;
   guint n_links;
   DonarRelay *guards[2][DONAR_NET_MODEL_GUARDS];        /* NULL: none */
+  /* When a guard failed for good (donar_net_model_fail_guard);
+   * G_MAXINT64: it has not. */
+  gint64 guard_down_us[2][DONAR_NET_MODEL_GUARDS];
   DonarCircuit *circuits;
   DonarTrace **traces;          /* per link, NULL when it has none */
 };
@@ -99,6 +105,13 @@ circuit_build (DonarNetModel * m, guint link, guint generation, gint64 now)
 
   if (n_guards < 2)
     c->guard[1] = -1;
+  /* A guard that failed for good is not used again: the side's other one
+   * takes the circuit, as tor would once it has marked the guard down.
+   * The draw above is made all the same, so that the rest of the circuit
+   * is the one it would have been. */
+  for (i = 0; i < 2; i++)
+    if (c->guard[i] >= 0 && m->guard_down_us[i][c->guard[i]] <= now)
+      c->guard[i] = 1 - c->guard[i];
   c->ready_us = generation == 0 ? now : now + (gint64) (setup_s * 1e6);
 
   for (i = 0; i < n_relays; i++) {
@@ -179,6 +192,9 @@ donar_net_model_new_with_params (const DonarNetModelParams * params,
       m->guards[side][g] = donar_relay_new (&m->params, seed,
           IDENTITY_GUARD | (side << 8) | g, TRUE, origin_us);
   }
+  for (side = 0; side < 2; side++)
+    for (g = 0; g < DONAR_NET_MODEL_GUARDS; g++)
+      m->guard_down_us[side][g] = G_MAXINT64;
 
   m->circuits = g_new0 (DonarCircuit, n_links);
   m->traces = g_new0 (DonarTrace *, n_links);
@@ -340,6 +356,30 @@ donar_net_model_reopen (DonarNetModel * m, guint link, gint64 now)
   c = &m->circuits[link];
   circuit_build (m, link, c->generation + 1, now);
   return c->ready_us;
+}
+
+gboolean
+donar_net_model_fail_guard (DonarNetModel * m, guint side, guint guard,
+    gint64 now)
+{
+  guint link;
+
+  g_return_val_if_fail (m != NULL, FALSE);
+  g_return_val_if_fail (side < 2 && guard < DONAR_NET_MODEL_GUARDS, FALSE);
+
+  /* The side needs a guard left to build circuits through. */
+  if (m->guards[side][guard] == NULL ||
+      m->guard_down_us[side][guard] != G_MAXINT64 ||
+      m->guard_down_us[side][1 - guard] != G_MAXINT64)
+    return FALSE;
+  m->guard_down_us[side][guard] = now;
+  for (link = 0; link < m->n_links; link++) {
+    DonarCircuit *c = &m->circuits[link];
+
+    if (c->guard[side] == (gint) guard && c->failure_us > now)
+      c->failure_us = now;
+  }
+  return TRUE;
 }
 
 gint

@@ -159,6 +159,16 @@ gint64 donar_net_model_ready_time (DonarNetModel * m, guint link);
  * Returns when it is ready (circuit and rendezvous setup, a few seconds). */
 gint64 donar_net_model_reopen (DonarNetModel * m, guint link, gint64 now);
 
+/* Guard `guard` (0 or 1) of side 0 (caller) or 1 (callee) fails for good
+ * at now: every circuit through it fails at now (one still being built
+ * too: its failure time then comes before its ready time, and the link
+ * must be reopened), and circuits built from now on take the side's other
+ * guard, as tor would once it has marked the guard down.  FALSE (and
+ * nothing changes) when that side has no such guard or already lost one:
+ * a side keeps at least one guard. */
+gboolean donar_net_model_fail_guard (DonarNetModel * m, guint side,
+    guint guard, gint64 now);
+
 /* Which guard (0 or 1) of side 0 (caller) or 1 (callee) the current circuit
  * of `link` goes through; -1 when that side has no guard on the path. */
 gint donar_net_model_link_guard (DonarNetModel * m, guint link, guint side);

@@ -61,7 +61,11 @@ donar_relay_new (const DonarNetModelParams * params, guint64 seed,
       params->guard_bandwidth_sigma);
   relay->bucket_phase_us = g_rand_int_range (relay->rand, 0, 1000000);
 
-  relay->spikes = g_array_new (FALSE, FALSE, sizeof (DonarSpike));
+  /* Sized once for what a relay holds in a call (the spikes kept behind
+   * the last send, a batch, the one ahead), so that its heap does not
+   * follow how flaky it has been: a long call stays flat. */
+  relay->spikes = g_array_sized_new (FALSE, FALSE, sizeof (DonarSpike),
+      2 * SPIKES_KEPT_BEHIND + 2);
   relay->created_us = created_us;
   relay->timeline_end_us = created_us;
   relay->regime_end_us = created_us + regime_duration_us (relay);

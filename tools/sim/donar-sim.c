@@ -83,8 +83,8 @@ main (int argc, char **argv)
   /* NULL until given: GOption replaces a default without freeing it. */
   g_autofree gchar *policy = NULL, *security = NULL, *merge = NULL;
   g_autofree gchar *trace = NULL, *histogram = NULL, *frame_log = NULL;
-  g_autofree gchar *cut = NULL;
-  gdouble kill_every_s = 0;
+  g_autofree gchar *cut = NULL, *peer_restart = NULL;
+  gdouble kill_every_s = 0, guard_failure_s = -1;
   g_auto (GStrv) cross_traffic = NULL;
   g_auto (GStrv) sets = NULL;
   gint calls = 1, links = 0, n1st = -1, n2nd = -1, window_ms = 2000;
@@ -145,6 +145,13 @@ main (int argc, char **argv)
     {"cut", 0, 0, G_OPTION_ARG_STRING, &cut,
         "cut every link from AT for DURATION seconds: nothing arrives "
           "meanwhile", "AT,DURATION"},
+    {"guard-failure", 0, 0, G_OPTION_ARG_DOUBLE, &guard_failure_s,
+        "one of the caller's 2 guards fails for good at AT seconds: the "
+          "links through it break, new circuits take the other", "AT"},
+    {"peer-restart", 0, 0, G_OPTION_ARG_STRING, &peer_restart,
+        "the callee's process dies at AT and is back DOWN seconds later "
+          "(5) with a new session: every link breaks, the caller dials "
+          "again with backoff", "AT[,DOWN]"},
     {"frame-log", 0, 0, G_OPTION_ARG_FILENAME, &frame_log,
         "write each frame's fate to DIR/call<N>-dir<D>.csv (rows "
           "seq,sent_ms,arrival_ms; no arrival: lost)", "DIR"},
@@ -274,6 +281,28 @@ main (int argc, char **argv)
     }
     s->cut_at_us = (gint64) (at * G_USEC_PER_SEC);
     s->cut_duration_us = (gint64) (length * G_USEC_PER_SEC);
+  }
+  if (guard_failure_s != -1) {
+    if (guard_failure_s < 0) {
+      fail ("--guard-failure: AT in seconds, AT >= 0");
+      return 2;
+    }
+    s->guard_failure = TRUE;
+    s->guard_failure_at_us = (gint64) (guard_failure_s * G_USEC_PER_SEC);
+  }
+  if (peer_restart) {
+    gchar *end = NULL;
+    gdouble at = g_ascii_strtod (peer_restart, &end), down = 5;
+
+    if (end != peer_restart && *end == ',')
+      down = g_ascii_strtod (end + 1, &end);
+    if (end == peer_restart || at < 0 || down <= 0 || *end != '\0') {
+      fail ("--peer-restart: AT[,DOWN] in seconds, AT >= 0 and DOWN > 0");
+      return 2;
+    }
+    s->peer_restart = TRUE;
+    s->peer_restart_at_us = (gint64) (at * G_USEC_PER_SEC);
+    s->peer_down_us = (gint64) (down * G_USEC_PER_SEC);
   }
   s->oracle_sends = oracle_sends;
   s->frame_bytes = frame_bytes;

@@ -3,6 +3,7 @@
 #include "sim-call.h"
 
 #include "sim-fifo.h"
+#include "donar-backoff.h"
 
 #include <string.h>
 
@@ -32,6 +33,22 @@ struct _Call
   SimCallResult *result;
   gint64 next_kill;             /* G_MAXINT64: no kill to come */
   GRand *fault_rand;
+  /* Guard failure and peer restart: G_MAXINT64 once done or never. */
+  gint64 guard_failure_at;
+  gint64 restart_at;
+  gint64 back_at;
+  gboolean callee_down;
+  guint restarts;
+  /* A link broken by the restart waits until ready_at before it dials
+   * again (the link engine's backoff); attempt counts its dials since it
+   * was last up. */
+  gboolean waiting[DONAR_MAX_LINKS];
+  guint attempt[DONAR_MAX_LINKS];
+  GRand *redial_rand;
+  guint8 secret[32];
+  guint64 seed;
+  gint64 next_probe;
+  guint frames_sent;
 };
 
 gboolean
@@ -134,6 +151,28 @@ on_deliver (gpointer user_data, guint32 seq, const guint8 * frame,
 
 static const DonarCallbacks callbacks = { on_send, on_deliver };
 
+/* The session of one side: the callee's is made anew after a restart,
+ * with a seed of its own (hence a new epoch) and the same secret. */
+static gboolean
+session_start (Call * call, guint side, GError ** error)
+{
+  DonarConfig config = call->settings->config;
+  DonarError derror;
+
+  config.seed = (guint32) sim_call_seed (call->seed, side == 0 ? 0 :
+      1 + 2 * call->restarts);
+  call->session[side] = donar_session_new (&config,
+      side == 0 ? DONAR_ROLE_CALLER : DONAR_ROLE_CALLEE, call->secret,
+      sizeof call->secret, &callbacks, &call->endpoint[side], call->now,
+      &derror);
+  if (call->session[side] == NULL) {
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+        "invalid settings: %s", donar_error_to_string (derror));
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean
 call_init (Call * call, const SimSettings * settings, guint index,
     SimCallResult * result, GError ** error)
@@ -165,28 +204,16 @@ call_init (Call * call, const SimSettings * settings, guint index,
         settings->cross_traffic[i].duration_us,
         &settings->cross_traffic[i].traffic);
 
+  call->seed = seed;
+  for (guint i = 0; i < sizeof call->secret; i++)
+    call->secret[i] = (seed >> (8 * (i % 8))) ^ i;
   for (guint side = 0; side < 2; side++) {
-    DonarConfig config = settings->config;
-    guint8 secret[32];
-    DonarError derror;
-
-    for (guint i = 0; i < sizeof secret; i++)
-      secret[i] = (seed >> (8 * (i % 8))) ^ i;
-    config.seed = (guint32) sim_call_seed (seed, side);
     call->endpoint[side].call = call;
     call->endpoint[side].side = side;
     for (guint link = 0; link < call->n_links; link++)
       sim_fifo_init (&call->fifo[side][link]);
-    if (settings->oracle)
-      continue;
-    call->session[side] = donar_session_new (&config,
-        side == 0 ? DONAR_ROLE_CALLER : DONAR_ROLE_CALLEE, secret,
-        sizeof secret, &callbacks, &call->endpoint[side], 0, &derror);
-    if (call->session[side] == NULL) {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-          "invalid settings: %s", donar_error_to_string (derror));
+    if (!settings->oracle && !session_start (call, side, error))
       return FALSE;
-    }
   }
   call->oracle_message_bytes = settings->frame_bytes +
       donar_config_record_overhead (&settings->config, 1);
@@ -196,6 +223,14 @@ call_init (Call * call, const SimSettings * settings, guint index,
   call->next_kill = settings->kill_every_us > 0 ? settings->kill_every_us :
       G_MAXINT64;
   call->fault_rand = g_rand_new_with_seed ((guint32) sim_call_seed (seed, 7));
+  call->redial_rand = g_rand_new_with_seed ((guint32) sim_call_seed (seed, 8));
+  call->guard_failure_at = settings->guard_failure ?
+      settings->guard_failure_at_us : G_MAXINT64;
+  call->restart_at = settings->peer_restart ? settings->peer_restart_at_us :
+      G_MAXINT64;
+  call->back_at = G_MAXINT64;
+  call->next_probe = settings->probe_every_us > 0 ?
+      settings->probe_every_us : G_MAXINT64;
   return TRUE;
 }
 
@@ -203,6 +238,7 @@ static void
 call_clear (Call * call)
 {
   g_clear_pointer (&call->fault_rand, g_rand_free);
+  g_clear_pointer (&call->redial_rand, g_rand_free);
   for (guint side = 0; side < 2; side++) {
     donar_session_free (call->session[side]);
     for (guint link = 0; link < call->n_links; link++)
@@ -264,6 +300,15 @@ set_link (Call * call, guint link, gboolean up)
   }
 }
 
+static void
+clear_fifos (Call * call, guint link)
+{
+  for (guint d = 0; d < 2; d++) {
+    sim_fifo_clear (&call->fifo[d][link]);
+    sim_fifo_init (&call->fifo[d][link]);
+  }
+}
+
 /* A link that is up, at random, killed: what it carries is lost, a new
  * circuit is built. */
 static void
@@ -279,11 +324,76 @@ kill_a_link (Call * call)
   link = candidates[g_rand_int_range (call->fault_rand, 0, (gint32) n)];
   call->result->links_killed++;
   set_link (call, link, FALSE);
-  for (guint d = 0; d < 2; d++) {
-    sim_fifo_clear (&call->fifo[d][link]);
-    sim_fifo_init (&call->fifo[d][link]);
-  }
+  clear_fifos (call, link);
   call->ready_at[link] = donar_net_model_reopen (call->net, link, call->now);
+}
+
+/* The caller dials `link` again after the link engine's backoff. */
+static void
+wait_to_dial (Call * call, guint link)
+{
+  call->waiting[link] = TRUE;
+  call->ready_at[link] = call->now + donar_backoff_delay (call->attempt[link]++,
+      500 * G_TIME_SPAN_MILLISECOND, 30 * G_TIME_SPAN_SECOND,
+      g_rand_double (call->redial_rand));
+}
+
+/* The caller's guard 0 fails for good.  The links through it that are up
+ * fail now (their failure time is now: the next link events), and what
+ * they carried is lost; a circuit still being built through it fails too,
+ * and tor builds another at once. */
+static void
+fail_guard (Call * call)
+{
+  donar_net_model_fail_guard (call->net, 0, 0, call->now);
+  for (guint link = 0; link < call->n_links; link++) {
+    if (donar_net_model_failure_time (call->net, link) != call->now)
+      continue;
+    if (call->up[link])
+      clear_fifos (call, link);
+    else if (!call->waiting[link])
+      call->ready_at[link] = donar_net_model_reopen (call->net, link,
+          call->now);
+  }
+}
+
+/* The callee's process dies: its session is gone, every link breaks with
+ * what it carried, and the caller starts dialing again. */
+static void
+callee_dies (Call * call)
+{
+  for (guint link = 0; link < call->n_links; link++) {
+    if (call->up[link])
+      set_link (call, link, FALSE);
+    clear_fifos (call, link);
+    /* A link being built or waiting goes on; its dial fails if the
+     * callee is still down when its circuit is ready. */
+    if (!call->waiting[link] && call->ready_at[link] <= call->now) {
+      call->attempt[link] = 0;
+      wait_to_dial (call, link);
+    }
+  }
+  g_clear_pointer (&call->session[1], donar_session_free);
+  call->callee_down = TRUE;
+}
+
+static gboolean
+callee_returns (Call * call, GError ** error)
+{
+  call->callee_down = FALSE;
+  call->restarts++;
+  return call->settings->oracle || session_start (call, 1, error);
+}
+
+static void
+probe (Call * call)
+{
+  SimProbe probe = { call->now, 0, call->frames_sent };
+
+  for (guint d = 0; d < 2; d++)
+    for (guint link = 0; link < call->n_links; link++)
+      probe.fifo_bytes += call->fifo[d][link].capacity * sizeof (SimRecord);
+  call->settings->probe (&probe, call->settings->probe_data);
 }
 
 /* The next failure of a link that is up or the next ready time of one
@@ -314,6 +424,7 @@ sim_run_call (const SimSettings * settings, guint index,
   guint32 next_frame = 0;
   gint64 end, t_link;
   guint event_link = 0;
+  gboolean ok = TRUE;
 
   g_return_val_if_fail (settings->frame_bytes >= 4 &&
       settings->frame_bytes <= DONAR_CELL_PAYLOAD, FALSE);
@@ -330,6 +441,8 @@ sim_run_call (const SimSettings * settings, guint index,
     gint64 t_frame = next_frame < result->n_frames ?
         (gint64) next_frame * settings->config.frame_period_us : G_MAXINT64;
     gint64 t_arrival = G_MAXINT64, t_timer = G_MAXINT64;
+    gint64 t_fault = MIN (call.guard_failure_at, MIN (call.restart_at,
+            call.back_at));
     gint fifo_dir = -1, fifo_link = -1, timer_side = -1;
 
     for (guint d = 0; d < 2; d++)
@@ -349,10 +462,10 @@ sim_run_call (const SimSettings * settings, guint index,
         timer_side = side;
       }
 
-    /* At equal times: what arrives, then what is killed, breaks or comes
-     * up, then the timers, then the new frames. */
+    /* At equal times: what arrives, then what is killed, the faults,
+     * what breaks or comes up, then the timers, then the new frames. */
     if (t_arrival <= t_link && t_arrival <= call.next_kill &&
-        t_arrival <= t_timer && t_arrival <= t_frame) {
+        t_arrival <= t_fault && t_arrival <= t_timer && t_arrival <= t_frame) {
       const SimRecord *r = sim_fifo_peek (&call.fifo[fifo_dir][fifo_link]);
       DonarError derror;
 
@@ -365,13 +478,32 @@ sim_run_call (const SimSettings * settings, guint index,
         g_error ("simulated link %d rejected a record: %s", fifo_link,
             donar_error_to_string (derror));
       sim_fifo_pop (&call.fifo[fifo_dir][fifo_link]);
-    } else if (call.next_kill <= t_link && call.next_kill <= t_timer &&
-        call.next_kill <= t_frame) {
+    } else if (call.next_kill <= t_fault && call.next_kill <= t_link &&
+        call.next_kill <= t_timer && call.next_kill <= t_frame) {
       if (call.next_kill > end)
         break;
       call.now = MAX (call.now, call.next_kill);
       kill_a_link (&call);
       call.next_kill += settings->kill_every_us;
+      t_link = next_link_event (&call, &event_link);
+    } else if (t_fault <= t_link && t_fault <= t_timer && t_fault <= t_frame) {
+      if (t_fault > end)
+        break;
+      call.now = MAX (call.now, t_fault);
+      if (t_fault == call.guard_failure_at) {
+        call.guard_failure_at = G_MAXINT64;
+        fail_guard (&call);
+      } else if (t_fault == call.restart_at) {
+        call.restart_at = G_MAXINT64;
+        call.back_at = call.now + settings->peer_down_us;
+        callee_dies (&call);
+      } else {
+        call.back_at = G_MAXINT64;
+        if (!callee_returns (&call, error)) {
+          ok = FALSE;
+          break;
+        }
+      }
       t_link = next_link_event (&call, &event_link);
     } else if (t_link <= t_timer && t_link <= t_frame) {
       if (t_link > end)
@@ -382,7 +514,16 @@ sim_run_call (const SimSettings * settings, guint index,
         set_link (&call, event_link, FALSE);
         call.ready_at[event_link] = donar_net_model_reopen (call.net,
             event_link, call.now);
+      } else if (call.waiting[event_link]) {
+        call.waiting[event_link] = FALSE;
+        call.ready_at[event_link] = donar_net_model_reopen (call.net,
+            event_link, call.now);
+      } else if (call.callee_down) {
+        /* Nobody at the other end of the new circuit. */
+        result->dials_failed++;
+        wait_to_dial (&call, event_link);
       } else {
+        call.attempt[event_link] = 0;
         set_link (&call, event_link, TRUE);
       }
       t_link = next_link_event (&call, &event_link);
@@ -395,7 +536,14 @@ sim_run_call (const SimSettings * settings, guint index,
       if (t_frame > end)
         break;
       call.now = t_frame;
+      if (call.now >= call.next_probe) {
+        probe (&call);
+        call.next_probe += settings->probe_every_us;
+      }
       for (guint side = 0; side < 2; side++) {
+        /* A dead callee sends nothing. */
+        if (side == 1 && call.callee_down)
+          continue;
         if (settings->oracle) {
           oracle_send (&call, side, next_frame);
           continue;
@@ -406,10 +554,17 @@ sim_run_call (const SimSettings * settings, guint index,
             settings->frame_bytes, call.now);
       }
       next_frame++;
+      call.frames_sent = next_frame;
     }
   }
+  if (ok && settings->probe_every_us > 0) {
+    call.now = MAX (call.now, settings->duration_us);
+    probe (&call);
+  }
   call_clear (&call);
-  return TRUE;
+  if (!ok)
+    sim_call_result_clear (result);
+  return ok;
 }
 
 

@@ -20,6 +20,8 @@ typedef struct
   DonarCrossTraffic traffic;
 } SimCrossTraffic;
 
+struct _SimProbe;
+
 typedef struct
 {
   gboolean oracle;
@@ -50,7 +52,37 @@ typedef struct
   gint64 kill_every_us;
   gint64 cut_at_us;
   gint64 cut_duration_us;
+  /* The caller's guard 0 fails for good at guard_failure_at_us: the links
+   * through it fail, and every circuit built afterwards takes guard 1
+   * (donar_net_model_fail_guard). */
+  gboolean guard_failure;
+  gint64 guard_failure_at_us;
+  /* The callee's process dies at peer_restart_at_us and is back
+   * peer_down_us later with a new session (same secret): every link
+   * breaks, and the caller dials each again after the link engine's
+   * backoff (donar_backoff_delay: 0.5 s doubling to 30 s, jittered); a
+   * dial whose circuit is ready while the callee is down fails. */
+  gboolean peer_restart;
+  gint64 peer_restart_at_us;
+  gint64 peer_down_us;
+  /* Called every probe_every_us of virtual time (at the first frame from
+   * then on) and once at the end of the call, before anything is freed
+   * (the soak test); 0: never. */
+  gint64 probe_every_us;
+  void (*probe) (const struct _SimProbe * probe, gpointer user_data);
+  gpointer probe_data;
 } SimSettings;
+
+/* A look inside a running call. */
+typedef struct _SimProbe
+{
+  gint64 now;
+  /* Bytes the buffers of records in flight hold (their capacity): they
+   * follow the longest backlog a link has had, not the call's length. */
+  gsize fifo_bytes;
+  /* Frames sent so far, per direction. */
+  guint frames;
+} SimProbe;
 
 typedef struct
 {
@@ -62,6 +94,7 @@ typedef struct
   guint64 messages_sent;
   guint64 link_failures;
   guint64 links_killed;         /* by kill_every_us */
+  guint64 dials_failed;         /* the callee was down */
 } SimCallResult;
 
 /* The seed of call `index` of a run: calls of one run differ, runs with

@@ -177,6 +177,97 @@ test_guard_failure_is_shared (void)
   donar_net_model_free (m);
 }
 
+/* The caller's guard 0 fails for good at 60 s on a quiet network: the
+ * links through it fail at 60 s exactly (what would arrive later is lost),
+ * one being rebuilt through it too (its failure before its ready time),
+ * the links through guard 1 are untouched, and every circuit built from
+ * then on goes through guard 1.  A side keeps one guard at least. */
+static void
+test_guard_fails_for_good (void)
+{
+  DonarNetModelParams p;
+  DonarNetModel *m;
+  guint link, n_links = 12, through[2] = { 0, 0 };
+  gint64 at = S (60), base, ready;
+  gint rebuilt = -1;
+
+  quiet_params (&p, DONAR_SECURITY_DEFAULT);
+  m = donar_net_model_new_with_params (&p, n_links, 5, 0);
+  for (link = 0; link < n_links; link++) {
+    through[donar_net_model_link_guard (m, link, 0)]++;
+    g_assert_cmpint (donar_net_model_failure_time (m, link), ==, G_MAXINT64);
+  }
+  /* 12 draws of 2 guards: both in use (this seed: checked). */
+  g_assert_cmpuint (through[0], >, 0);
+  g_assert_cmpuint (through[1], >, 0);
+
+  /* A link through guard 0 is being rebuilt when the guard fails: its
+   * draws for the next circuit keep guard 0 (this seed: checked), and it
+   * would be ready after 60 s. */
+  for (link = 0; link < n_links && rebuilt < 0; link++) {
+    if (donar_net_model_link_guard (m, link, 0) != 0)
+      continue;
+    ready = donar_net_model_reopen (m, link, S (59));
+    if (donar_net_model_link_guard (m, link, 0) == 0 && ready > at) {
+      rebuilt = link;
+      through[0]--;
+    }
+  }
+  g_assert_cmpint (rebuilt, >=, 0);
+
+  g_assert_true (donar_net_model_fail_guard (m, 0, 0, at));
+  for (link = 0; link < n_links; link++) {
+    base = donar_net_model_link_base_delay (m, link);
+    if (donar_net_model_link_guard (m, link, 0) == 0) {
+      g_assert_cmpint (donar_net_model_failure_time (m, link), ==, at);
+      if ((gint) link != rebuilt) {
+        /* In before the failure, or lost. */
+        g_assert_cmpint (donar_net_model_send (m, link, 0, at - base, 172),
+            ==, at);
+        g_assert_cmpint (donar_net_model_send (m, link, 1, at - base + 1,
+                172), ==, -1);
+      } else {
+        g_assert_cmpint (donar_net_model_ready_time (m, link), >, at);
+      }
+      g_assert_cmpint (donar_net_model_send (m, link, 0, at, 172), ==, -1);
+    } else {
+      g_assert_cmpint (donar_net_model_failure_time (m, link), ==, G_MAXINT64);
+      g_assert_cmpint (donar_net_model_send (m, link, 0, at, 172), ==,
+          at + base);
+    }
+  }
+
+  /* Reopened: through guard 1, and they do not fail. */
+  for (link = 0; link < n_links; link++) {
+    if (donar_net_model_link_guard (m, link, 0) != 0)
+      continue;
+    ready = donar_net_model_reopen (m, link, at + S (1));
+    g_assert_cmpint (donar_net_model_link_guard (m, link, 0), ==, 1);
+    g_assert_cmpint (donar_net_model_failure_time (m, link), ==, G_MAXINT64);
+    base = donar_net_model_link_base_delay (m, link);
+    g_assert_cmpint (donar_net_model_send (m, link, 0, ready, 172), ==,
+        ready + base);
+  }
+  /* Ever after: 20 more circuits per link. */
+  for (guint i = 0; i < 20; i++)
+    for (link = 0; link < n_links; link++) {
+      donar_net_model_reopen (m, link, at + S (10 + i));
+      g_assert_cmpint (donar_net_model_link_guard (m, link, 0), ==, 1);
+    }
+
+  /* Not the caller's last guard, not twice; the callee's may go. */
+  g_assert_false (donar_net_model_fail_guard (m, 0, 1, at + S (100)));
+  g_assert_false (donar_net_model_fail_guard (m, 0, 0, at + S (100)));
+  g_assert_true (donar_net_model_fail_guard (m, 1, 1, at + S (100)));
+  donar_net_model_free (m);
+
+  /* A 1-way callee has no guard to lose. */
+  quiet_params (&p, DONAR_SECURITY_1WAY);
+  m = donar_net_model_new_with_params (&p, 2, 5, 0);
+  g_assert_false (donar_net_model_fail_guard (m, 1, 0, at));
+  donar_net_model_free (m);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -187,5 +278,7 @@ main (int argc, char **argv)
   g_test_add_func ("/netmodel/failure/failed-circuit", test_failed_circuit);
   g_test_add_func ("/netmodel/failure/guard-failure-is-shared",
       test_guard_failure_is_shared);
+  g_test_add_func ("/netmodel/failure/guard-fails-for-good",
+      test_guard_fails_for_good);
   return g_test_run ();
 }

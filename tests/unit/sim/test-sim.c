@@ -410,6 +410,119 @@ test_kill_link_every (void)
   sim_call_result_clear (&r);
 }
 
+static void
+quiet_network (SimSettings * s)
+{
+  s->net_params_set = TRUE;
+  donar_net_model_params_init (&s->net_params, DONAR_SECURITY_DEFAULT);
+  s->net_params.spike_gap_median_s = 0;
+  s->net_params.loss_median = 0;
+  s->net_params.guard_failures_per_hour = 0;
+  s->net_params.relay_failure_scale_s = 1e12;
+}
+
+/* --guard-failure 20 on a quiet model (no failure of its own): the links
+ * through the caller's guard 0 (as the call's model draws them) fail at
+ * 20 s, and only they; their new circuits go through guard 1 and do not
+ * fail (lib/netmodel's test checks the guards circuit by circuit).  The
+ * session hears of the failures at once, so every frame from 20 s on is
+ * delivered; of those in flight on the dead links, a few at most are lost
+ * (their copy rode the next frame on another link, unless that one died
+ * too). */
+static void
+test_guard_failure (void)
+{
+  for (DonarPolicy policy = DONAR_POLICY_ALTERNATE;
+      policy <= DONAR_POLICY_DOUBLE_SEND; policy++) {
+    SimSettings s;
+    SimCallResult r;
+    GError *error = NULL;
+    DonarNetModel *m;
+    guint through_0 = 0, lost = 0;
+
+    settings_init (&s, policy, 60);
+    quiet_network (&s);
+    m = donar_net_model_new_with_params (&s.net_params, s.config.n_links,
+        sim_call_seed (s.seed, 0), 0);
+    for (guint link = 0; link < s.config.n_links; link++)
+      through_0 += donar_net_model_link_guard (m, link, 0) == 0;
+    donar_net_model_free (m);
+    g_assert_cmpuint (through_0, >, 0);
+    g_assert_cmpuint (through_0, <, s.config.n_links);
+
+    s.guard_failure = TRUE;
+    s.guard_failure_at_us = 20 * G_USEC_PER_SEC;
+    g_assert_true (sim_run_call (&s, 0, &r, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (r.link_failures, ==, through_0);
+    for (guint d = 0; d < 2; d++)
+      for (guint f = 0; f + 1 < r.n_frames; f++) {
+        if (r.latency_us[d][f] == SIM_LOST) {
+          /* Sent within a second before the failure. */
+          g_assert_cmpuint (f, >=, 475);
+          g_assert_cmpuint (f, <, 500);
+          lost++;
+        } else {
+          g_assert_cmpint (r.latency_us[d][f], <, 360 * MS);
+        }
+      }
+    g_test_message ("%s: %u links through guard 0, %u frames lost",
+        donar_policy_to_string (policy), through_0, lost);
+    g_assert_cmpuint (lost, <=, 10);
+    sim_call_result_clear (&r);
+  }
+}
+
+/* --peer-restart 10,5 on a quiet model whose circuits take exactly 3 s to
+ * build: at 10 s every link breaks; each dials again after backoff (0),
+ * 0.25 to 0.5 s, its circuit is ready 3 s later, at 13.25 to 13.5 s, but
+ * the callee is down until 15 s: all 12 dials fail.  The next ones come
+ * after backoff (1), 0.5 to 1 s, and are ready at 16.75 to 17.5 s: the
+ * call is back.  So every frame sent from 10 s to 16.7 s is lost in both
+ * directions (the first frame after a link came up carries the one before
+ * it, sent 40 ms earlier), every frame sent from 17.5 s on arrives, and so
+ * does every frame sent before 9.5 s (within 360 ms, as the links'
+ * delays are). */
+static void
+test_peer_restart (void)
+{
+  for (DonarPolicy policy = DONAR_POLICY_ALTERNATE;
+      policy <= DONAR_POLICY_DOUBLE_SEND; policy++) {
+    SimSettings s;
+    SimCallResult r;
+    GError *error = NULL;
+
+    settings_init (&s, policy, 40);
+    quiet_network (&s);
+    s.net_params.setup_sigma = 0;
+    s.peer_restart = TRUE;
+    s.peer_restart_at_us = 10 * G_USEC_PER_SEC;
+    s.peer_down_us = 5 * G_USEC_PER_SEC;
+    g_assert_true (sim_run_call (&s, 0, &r, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (r.dials_failed, ==, 12);
+    g_assert_cmpuint (r.link_failures, ==, 0);
+    for (guint d = 0; d < 2; d++) {
+      guint f = 250;
+
+      while (r.latency_us[d][f] == SIM_LOST)
+        f++;
+      g_test_message ("%s, direction %u: first frame back sent at %.2f s",
+          donar_policy_to_string (policy), d, f * 0.04);
+    }
+    for (guint d = 0; d < 2; d++)
+      for (guint f = 0; f + 1 < r.n_frames; f++) {
+        gint64 sent = (gint64) f * s.config.frame_period_us;
+
+        if (sent < 9500 * MS || sent >= 17500 * MS)
+          g_assert_cmpint (r.latency_us[d][f], <, 360 * MS);
+        else if (sent >= 10000 * MS && sent < 16700 * MS)
+          g_assert_cmpint (r.latency_us[d][f], ==, SIM_LOST);
+      }
+    sim_call_result_clear (&r);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -418,6 +531,8 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/frame-log", test_frame_log);
   g_test_add_func ("/sim/cut", test_cut);
   g_test_add_func ("/sim/kill-link-every", test_kill_link_every);
+  g_test_add_func ("/sim/guard-failure", test_guard_failure);
+  g_test_add_func ("/sim/peer-restart", test_peer_restart);
   g_test_add_func ("/sim/slow-links-are-found-out",
       test_slow_links_are_found_out);
   g_test_add_func ("/sim/determinism", test_determinism);
