@@ -90,6 +90,8 @@ struct _GstDonarJitterBuffer
   guint latency;                /* ms, when not adaptive */
   DonarPlayoutConfig config;    /* as the properties set it */
   gint base_delay;              /* ms, -1 unknown */
+  /* From donarsrc's donar-base-delay event, µs; -1: none came. */
+  gint64 upstream_base_delay_us;
   DonarPlayout *playout;
   guint64 frames;
   guint64 static_late;          /* late frames when not adaptive */
@@ -350,6 +352,7 @@ gst_donar_jitter_buffer_init (GstDonarJitterBuffer * self)
   self->adaptive = DEFAULT_ADAPTIVE;
   self->latency = DEFAULT_LATENCY;
   self->base_delay = DEFAULT_BASE_DELAY;
+  self->upstream_base_delay_us = -1;
   donar_playout_config_init (&self->config);
   sanitized_config (self, &config);
   self->playout = donar_playout_new (&config);
@@ -600,10 +603,44 @@ handle_buffer_in_list (GstBuffer ** buffer, guint idx, gpointer user_data)
   return TRUE;
 }
 
+/* The property if set, else what donarsrc said, else unknown; under the
+ * object lock. */
+static gint64
+effective_base_delay_us (GstDonarJitterBuffer * self)
+{
+  if (self->base_delay >= 0)
+    return self->base_delay * (gint64) 1000;
+  if (self->upstream_base_delay_us >= 0)
+    return self->upstream_base_delay_us;
+  return DONAR_PLAYOUT_UNKNOWN;
+}
+
+/* donarsrc's estimate of the base delay: half the least round trip of its
+ * links (docs/jitterbuffer.md, "The base delay"). */
+static void
+handle_base_delay_event (GstDonarJitterBuffer * self, GstEvent * event)
+{
+  const GstStructure *s = gst_event_get_structure (event);
+  guint64 base;
+
+  if (s == NULL || !gst_structure_has_name (s, "donar-base-delay") ||
+      !gst_structure_get_uint64 (s, "base-delay", &base))
+    return;
+  GST_OBJECT_LOCK (self);
+  self->upstream_base_delay_us = (gint64) (base / GST_USECOND);
+  donar_playout_set_base_delay (self->playout, effective_base_delay_us (self));
+  GST_OBJECT_UNLOCK (self);
+  GST_DEBUG_OBJECT (self, "base delay from upstream: %" G_GUINT64_FORMAT
+      " µs", base / GST_USECOND);
+}
+
 static void
 handle_sink_event (GstDonarJitterBuffer * self, GstEvent * event)
 {
   switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_CUSTOM_DOWNSTREAM_STICKY:
+      handle_base_delay_event (self, event);
+      break;
     case GST_EVENT_CAPS:{
       GstCaps *caps;
       gint rate = -1;
@@ -794,8 +831,8 @@ gst_donar_jitter_buffer_set_property (GObject * object, guint prop_id,
       break;
     case PROP_BASE_DELAY:
       self->base_delay = g_value_get_int (value);
-      donar_playout_set_base_delay (self->playout, self->base_delay < 0 ?
-          DONAR_PLAYOUT_UNKNOWN : self->base_delay * (gint64) 1000);
+      donar_playout_set_base_delay (self->playout,
+          effective_base_delay_us (self));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -848,7 +885,11 @@ get_stats (GstDonarJitterBuffer * self)
       "lost", G_TYPE_UINT64, lost,
       "jitterbuffer-late", G_TYPE_UINT64, jb_late,
       "pushed", G_TYPE_UINT64, pushed,
-      "window-frames", G_TYPE_UINT, st.window_frames, NULL);
+      "window-frames", G_TYPE_UINT, st.window_frames,
+      "base-delay", G_TYPE_DOUBLE, effective_base_delay_us (self) < 0 ? -1.0 :
+      effective_base_delay_us (self) / 1000.0,
+      "base-delay-from-upstream", G_TYPE_BOOLEAN, self->base_delay < 0 &&
+      self->upstream_base_delay_us >= 0, NULL);
   GST_OBJECT_UNLOCK (self);
   return s;
 }

@@ -38,6 +38,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_donar_src_debug);
 
 /* How long create () waits for a frame before it looks at unlock. */
 #define POLL_US (100 * 1000)
+/* How often create () looks at the links' round-trip times. */
+#define BASE_DELAY_CHECK_US (G_USEC_PER_SEC)
 
 enum
 {
@@ -59,6 +61,9 @@ struct _GstDonarSrc
 
   /* The streaming thread's. */
   GstCaps *current_caps;        /* what was set on the pad */
+  gboolean pushed;              /* a buffer went out: the segment too */
+  gint64 base_delay_checked;    /* µs, monotonic */
+  gint64 base_delay_sent;       /* µs, -1: none sent */
 };
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
@@ -197,6 +202,9 @@ gst_donar_src_start (GstBaseSrc * src)
   gst_clear_caps (&self->inband_caps);
   GST_OBJECT_UNLOCK (self);
   gst_clear_caps (&self->current_caps);
+  self->pushed = FALSE;
+  self->base_delay_checked = 0;
+  self->base_delay_sent = -1;
   return gst_donar_call_client_start (&self->client);
 }
 
@@ -257,7 +265,9 @@ known_caps (GstDonarSrc * self)
 static gboolean
 use_caps (GstDonarSrc * self, GstCaps * caps)
 {
-  if (self->current_caps && gst_caps_is_equal (self->current_caps, caps))
+  /* The same caps object as last time (the usual case): no comparison. */
+  if (self->current_caps && (self->current_caps == caps ||
+          gst_caps_is_equal (self->current_caps, caps)))
     return TRUE;
   GST_INFO_OBJECT (self, "caps %" GST_PTR_FORMAT, caps);
   if (!gst_base_src_set_caps (GST_BASE_SRC (self), caps))
@@ -328,6 +338,36 @@ arrival_running_time (GstDonarSrc * self, gint64 arrival_us)
   return t > base_time ? t - base_time : 0;
 }
 
+/* Once a second: half the least round trip of the open links, as a sticky
+ * downstream event `donar-base-delay` (docs/jitterbuffer.md), when it
+ * changed by a millisecond or more.  After the first buffer, so that it
+ * follows the caps and the segment. */
+static void
+check_base_delay (GstDonarSrc * self, DonarLinkEngine * engine)
+{
+  gint64 now = g_get_monotonic_time ();
+  gint64 rtt, base;
+  GstEvent *event;
+
+  if (!self->pushed || now - self->base_delay_checked < BASE_DELAY_CHECK_US)
+    return;
+  self->base_delay_checked = now;
+  rtt = donar_link_engine_get_min_rtt (engine);
+  if (rtt < 0)
+    return;
+  base = rtt / 2;
+  if (self->base_delay_sent >= 0 && ABS (base - self->base_delay_sent) < 1000)
+    return;
+  self->base_delay_sent = base;
+  GST_INFO_OBJECT (self, "base delay %" G_GINT64_FORMAT " µs (least round "
+      "trip %" G_GINT64_FORMAT " µs)", base, rtt);
+  event = gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM_STICKY,
+      gst_structure_new ("donar-base-delay",
+          "base-delay", G_TYPE_UINT64, (guint64) base * GST_USECOND,
+          "round-trip", G_TYPE_UINT64, (guint64) rtt * GST_USECOND, NULL));
+  gst_pad_push_event (GST_BASE_SRC_PAD (self), event);
+}
+
 static GstFlowReturn
 gst_donar_src_create (GstPushSrc * src, GstBuffer ** buffer)
 {
@@ -351,6 +391,7 @@ gst_donar_src_create (GstPushSrc * src, GstBuffer ** buffer)
       g_usleep (10 * 1000);
       continue;
     }
+    check_base_delay (self, engine);
     frame = donar_link_engine_pop_frame (engine,
         g_get_monotonic_time () + POLL_US);
     if (frame == NULL)
@@ -388,6 +429,7 @@ gst_donar_src_create (GstPushSrc * src, GstBuffer ** buffer)
     GST_BUFFER_DTS (buf) = GST_BUFFER_PTS (buf);
     g_free (frame);
     gst_donar_call_client_count (&self->client, "buffers-received");
+    self->pushed = TRUE;
     *buffer = buf;
     return GST_FLOW_OK;
   }

@@ -43,6 +43,7 @@ on_pending_readable (struct bufferevent *bev, gpointer user_data)
   const guint8 *record;
   guint index;
   DonarError error;
+  gint64 now, rtt_us;
 
   donar_link_engine_lock (engine);
   if (evbuffer_copyout (input, prefix, 2) < 2)
@@ -64,11 +65,12 @@ on_pending_readable (struct bufferevent *bev, gpointer user_data)
     goto out;
   }
   /* The HELLO stays in the input: the link's session reads it. */
+  now = g_get_monotonic_time ();
+  rtt_us = now - pending->accepted_at;
   pending->bev = NULL;
   drop_pending (pending);
   donar_link_set_nodelay (bev);
-  donar_link_take_connection (&engine->links[index], bev,
-      g_get_monotonic_time ());
+  donar_link_take_connection (&engine->links[index], bev, now, rtt_us);
 out:
   donar_link_engine_unlock (engine);
 }
@@ -119,6 +121,7 @@ on_accept (struct evconnlistener *listener, evutil_socket_t fd,
   }
   pending = g_new0 (DonarPendingConnection, 1);
   pending->engine = engine;
+  pending->accepted_at = g_get_monotonic_time ();
   pending->bev = bufferevent_socket_new (engine->base, fd,
       BEV_OPT_CLOSE_ON_FREE);
   bufferevent_setcb (pending->bev, on_pending_readable, NULL,

@@ -35,6 +35,13 @@ typedef struct
   guint attempt;                /* failed dials since the last good link */
   guint generation;             /* makes each dial's SOCKS username new */
   gint64 opened_at;
+  /* The round trip measured as the link opened (µs), -1 until known:
+   * caller, from the SOCKS reply (or the TCP connection) to the peer's
+   * first bytes, its HELLO answering ours; callee, from accepting the
+   * connection to the caller's HELLO, which the caller writes once the
+   * callee's tor has said "connected" back through the circuit. */
+  gint64 rtt_us;
+  gboolean awaiting_peer;       /* caller: our HELLO is out, no reply yet */
   gint64 full_since;            /* 0: the queue is not at its cap */
   guint64 dials;
   gchar last_error[96];
@@ -45,6 +52,7 @@ typedef struct
   DonarLinkEngine *engine;
   struct bufferevent *bev;
   struct event *timeout;
+  gint64 accepted_at;
 } DonarPendingConnection;
 
 typedef struct
@@ -120,7 +128,7 @@ void donar_link_close (DonarLink * link, gint64 now, const gchar * format,
 void donar_link_write (DonarLink * link, const guint8 * record,
     gsize length, gint64 now);
 void donar_link_take_connection (DonarLink * link, struct bufferevent *bev,
-    gint64 now);
+    gint64 now, gint64 rtt_us);
 void donar_link_check_stall (DonarLink * link, gint64 now);
 void donar_link_dispose (DonarLink * link);
 void donar_link_setcb (DonarLink * link);

@@ -471,9 +471,27 @@ donar_link_engine_get_link_stats (DonarLinkEngine * engine, guint index,
   stats->dials = link->dials;
   stats->records_dropped = link->queue.dropped_records;
   stats->queued_bytes = link->queue.bytes;
+  stats->rtt_us = stats->open ? link->rtt_us : -1;
   g_strlcpy (stats->last_error, link->last_error, sizeof stats->last_error);
   g_mutex_unlock (&engine->lock);
   return TRUE;
+}
+
+gint64
+donar_link_engine_get_min_rtt (DonarLinkEngine * engine)
+{
+  gint64 best = -1;
+
+  g_mutex_lock (&engine->lock);
+  for (guint i = 0; i < engine->settings.config.n_links; i++) {
+    DonarLink *link = &engine->links[i];
+
+    if (link->state == DONAR_LINK_OPEN && link->rtt_us >= 0 &&
+        (best < 0 || link->rtt_us < best))
+      best = link->rtt_us;
+  }
+  g_mutex_unlock (&engine->lock);
+  return best;
 }
 
 static void

@@ -133,6 +133,7 @@ typedef struct
   guint64 dials;
   guint64 records_dropped;
   gsize queued_bytes;
+  gint64 rtt_us;                /* measured as it opened; -1: unknown */
   gchar last_error[96];
 } DonarLinkEngineLinkStats;
 
@@ -164,6 +165,11 @@ void donar_link_engine_get_stats (DonarLinkEngine * engine,
     DonarLinkEngineStats * stats);
 gboolean donar_link_engine_get_link_stats (DonarLinkEngine * engine,
     guint link, DonarLinkEngineLinkStats * stats);
+/* The least round-trip time of the open links, each measured as it opened
+ * (the HELLOs: no message of its own on the wire), in µs; -1 if no open
+ * link has one yet.  Half of it stands for the one-way delay of the
+ * fastest path (donarsrc gives it to donarjitterbuffer). */
+gint64 donar_link_engine_get_min_rtt (DonarLinkEngine * engine);
 
 /* Closes every link and joins the thread.  Idempotent. */
 void donar_link_engine_stop (DonarLinkEngine * engine);

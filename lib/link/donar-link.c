@@ -34,6 +34,7 @@ donar_link_init (DonarLink * link, DonarLinkEngine * engine, guint index)
   link->engine = engine;
   link->index = index;
   link->state = DONAR_LINK_IDLE;
+  link->rtt_us = -1;
   donar_record_queue_init (&link->queue, engine->settings.link_queue_bytes);
 }
 
@@ -107,6 +108,10 @@ read_input (DonarLink * link, struct bufferevent *bev)
       break;
     if (link->state != DONAR_LINK_OPEN || length == 0)
       continue;
+    if (link->awaiting_peer) {
+      link->rtt_us = now - link->opened_at;
+      link->awaiting_peer = FALSE;
+    }
     error = donar_session_receive (engine->session, link->index, data,
         length, now);
     if (error != DONAR_OK) {
@@ -134,7 +139,7 @@ on_link_event (struct bufferevent *bev, short what, gpointer user_data);
  * had (the caller dialed again: the old one is dead or dying). */
 void
 donar_link_take_connection (DonarLink * link, struct bufferevent *bev,
-    gint64 now)
+    gint64 now, gint64 rtt_us)
 {
   if (link->state == DONAR_LINK_OPEN)
     donar_link_close (link, now, "replaced by a new connection of the peer");
@@ -143,6 +148,7 @@ donar_link_take_connection (DonarLink * link, struct bufferevent *bev,
       link);
   bufferevent_enable (bev, EV_READ | EV_WRITE);
   donar_link_open (link, now);
+  link->rtt_us = rtt_us;
   /* The HELLO and whatever followed it are still in the input. */
   read_input (link, bev);
 }
@@ -156,6 +162,8 @@ donar_link_open (DonarLink * link, gint64 now)
     evtimer_del (link->timer);
   link->state = DONAR_LINK_OPEN;
   link->opened_at = now;
+  link->rtt_us = -1;
+  link->awaiting_peer = engine->settings.role == DONAR_ROLE_CALLER;
   link->full_since = 0;
   bufferevent_setcb (link->bev, on_link_readable, on_link_writable,
       on_link_event, link);

@@ -1,0 +1,358 @@
+#!/usr/bin/python3
+"""A DONAR softphone in Python (PyGObject): one end of a full-duplex call.
+
+One process, one pipeline, one call: a donarsink and a donarsrc with the same
+`call` name share one session and one set of links (docs/elements.md, "Full
+duplex"):
+
+    donarsrc ! donarjitterbuffer ! rtpopusdepay ! opusdec plc=true
+             ! audioconvert ! audioresample ! (autoaudiosink | wavenc ! filesink)
+    (autoaudiosrc | audiotestsrc | filesrc ! wavparse ! identity sync=true)
+             ! audioconvert ! audioresample
+             ! opusenc audio-type=voice bitrate=32000 frame-size=40 inband-fec=false
+             ! rtpopuspay pt=96 ! donarsink
+
+    softphone.py callee [options]            # prints ADDRESS=donar://...
+    softphone.py caller 'donar://...' [options]
+
+The callee prints the call address (from the `donar-call-address` element
+message) for the caller; the address is a secret: whoever has it can call.
+Ctrl-C (or SIGTERM) ends the call cleanly: an EOS goes through the pipeline,
+so that a WAV output is complete; a second Ctrl-C stops at once.
+
+The plugin comes from GST_PLUGIN_PATH, or from BUILD/gst (--build, default
+`build` at the top of the tree) when GST_PLUGIN_PATH is not set.
+"""
+
+import argparse
+import json
+import os
+import signal
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog="softphone.py",
+        description="One end of a full-duplex DONAR call (GStreamer, PyGObject).",
+        epilog="Ctrl-C ends the call (an EOS first, so a WAV output is complete).",
+    )
+    p.add_argument("role", choices=["callee", "caller"])
+    p.add_argument("address", nargs="?", help="caller: the callee's donar:// address")
+    p.add_argument("--tor-control", default="",
+                   help="a running tor's (or donar-torsim's) ControlPort, or 'direct' "
+                        "(no Tor, 127.0.0.1); default: the elements launch a tor")
+    p.add_argument("--policy", default="alternate",
+                   help="simple, torfone, alternate (default) or double-send")
+    p.add_argument("--security", default="default",
+                   help="default or 1way, for a tor the elements launch")
+    p.add_argument("--links", type=int, default=12, help="onion links (12)")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--input", metavar="WAV", help="send this WAV file (default: the microphone)")
+    src.add_argument("--tone", type=float, metavar="HZ", nargs="?", const=440.0,
+                     help="send a tone (audiotestsrc, 440 Hz by default)")
+    p.add_argument("--output", metavar="WAV", help="write what is heard there (default: the speakers)")
+    p.add_argument("--seconds", type=float, default=0,
+                   help="end the call this long after the first audio from the other end "
+                        "(default 0: until Ctrl-C)")
+    p.add_argument("--setup-timeout", type=float, default=180,
+                   help="give up if no audio came from the other end within this many s (180; 0: never)")
+    p.add_argument("--address-file", metavar="FILE",
+                   help="callee: also write the address there (mode 0600)")
+    p.add_argument("--build", default=os.path.join(TOP, "build"),
+                   help="the build directory, for BUILD/gst when GST_PLUGIN_PATH is not set")
+    p.add_argument("--json", action="store_true",
+                   help="print a one-line JSON summary on stdout at the end")
+    p.add_argument("--quiet", action="store_true", help="only errors on stderr")
+    a = p.parse_args(argv)
+    if a.role == "caller" and not a.address:
+        p.error("caller: give the callee's donar:// address")
+    if a.role == "callee" and a.address:
+        p.error("callee: no address (the callee prints one)")
+    if a.seconds < 0 or a.setup_timeout < 0:
+        p.error("--seconds and --setup-timeout must not be negative")
+    return a
+
+
+ARGS = parse_args(sys.argv[1:])
+if not os.environ.get("GST_PLUGIN_PATH"):
+    os.environ["GST_PLUGIN_PATH"] = os.path.join(ARGS.build, "gst")
+
+import gi  # noqa: E402
+
+gi.require_version("Gst", "1.0")
+gi.require_version("GLib", "2.0")
+from gi.repository import GLib, Gst  # noqa: E402
+
+
+def say(text):
+    if not ARGS.quiet:
+        print("softphone: " + text, file=sys.stderr, flush=True)
+
+
+def fail(text):
+    print("softphone: error: " + text, file=sys.stderr, flush=True)
+
+
+def write_address_file(path, address):
+    # Written whole then renamed, not readable by others: it is a secret.
+    tmp = path + ".tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(address + "\n")
+    os.replace(tmp, path)
+
+
+class Softphone:
+    def __init__(self, args):
+        self.args = args
+        self.loop = GLib.MainLoop()
+        self.exit_code = 0
+        self.address_shown = False
+        self.ready = False
+        self.first_audio = None      # monotonic µs of the first buffer from donarsrc
+        self.end_timer = 0
+        self.setup_timer = 0
+        self.ending = False
+        self.links_down = 0
+        self.pipeline = self.build()
+
+    def build(self):
+        a = self.args
+        if a.output:
+            out = "wavenc ! filesink name=out"
+        else:
+            out = "autoaudiosink"
+        if a.input:
+            # A file is not live: identity sync=true sends it at the pace
+            # of speech.
+            inp = "filesrc name=in ! wavparse ! identity sync=true"
+        elif a.tone is not None:
+            inp = "audiotestsrc is-live=true volume=0.3 name=in"
+        else:
+            inp = "autoaudiosrc"
+        # donarsink sync=false: the sources are live (or paced by identity),
+        # and a sync'ing sink would also wait for the whole pipeline's
+        # latency, i.e. for the receiving jitter buffer.
+        desc = (
+            "donarsrc name=src ! donarjitterbuffer name=jb ! rtpopusdepay ! "
+            "opusdec plc=true ! audioconvert ! audioresample ! " + out + "  " +
+            inp + " ! audioconvert ! audioresample ! "
+            "opusenc audio-type=voice bitrate=32000 frame-size=40 inband-fec=false ! "
+            "rtpopuspay pt=96 name=pay ! donarsink name=sink sync=false"
+        )
+        try:
+            pipeline = Gst.parse_launch(desc)
+        except GLib.Error as e:
+            raise SystemExit("softphone: error: cannot build the pipeline: %s "
+                             "(GST_PLUGIN_PATH=%s; built?)"
+                             % (e.message, os.environ.get("GST_PLUGIN_PATH")))
+        if a.output:
+            pipeline.get_by_name("out").set_property("location", a.output)
+        if a.input:
+            pipeline.get_by_name("in").set_property("location", a.input)
+        elif a.tone is not None:
+            pipeline.get_by_name("in").set_property("freq", a.tone)
+        for name in ("src", "sink"):
+            e = pipeline.get_by_name(name)
+            # The first of the two to start makes the call with its own
+            # properties: give them to both.
+            e.set_property("call", "softphone")
+            if a.role == "caller":
+                e.set_property("address", a.address)
+            else:
+                e.set_property("callee", True)
+            e.set_property("tor-control", a.tor_control)
+            e.set_property("links", a.links)
+            try:
+                Gst.util_set_object_arg(e, "policy", a.policy)
+                Gst.util_set_object_arg(e, "security", a.security)
+            except Exception:
+                pass
+            if e.get_property("policy").value_nick != a.policy:
+                raise SystemExit("softphone: error: --policy: simple, torfone, "
+                                 "alternate or double-send, not %r" % a.policy)
+            if e.get_property("security").value_nick != a.security:
+                raise SystemExit("softphone: error: --security: default, 2hop or "
+                                 "1way, not %r" % a.security)
+        pipeline.get_by_name("src").get_static_pad("src").add_probe(
+            Gst.PadProbeType.BUFFER, self.on_first_audio)
+        bus = pipeline.get_bus()
+        bus.add_signal_watch()
+        bus.connect("message", self.on_message)
+        return pipeline
+
+    # The first frame from the other end: the call is on; --seconds counts
+    # from here.  On the streaming thread: hand over to the main loop.
+    def on_first_audio(self, pad, info):
+        if self.first_audio is None:
+            self.first_audio = GLib.get_monotonic_time()
+            GLib.idle_add(self.call_connected)
+        return Gst.PadProbeReturn.REMOVE
+
+    def call_connected(self):
+        say("audio from the other end: the call is on")
+        if self.setup_timer:
+            GLib.source_remove(self.setup_timer)
+            self.setup_timer = 0
+        if self.args.seconds > 0 and not self.ending:
+            self.end_timer = GLib.timeout_add(int(self.args.seconds * 1000), self.on_end_timer)
+        return False
+
+    def on_end_timer(self):
+        self.end_timer = 0
+        say("%.1f s of call: hanging up" % self.args.seconds)
+        self.hang_up()
+        return False
+
+    def on_setup_timeout(self):
+        self.setup_timer = 0
+        fail("no audio from the other end within %.0f s" % self.args.setup_timeout)
+        self.exit_code = 1
+        self.hang_up()
+        return False
+
+    def hang_up(self):
+        """An EOS through the pipeline; stop when it comes out (or after 5 s)."""
+        if self.ending:
+            return
+        self.ending = True
+        self.pipeline.send_event(Gst.Event.new_eos())
+        GLib.timeout_add_seconds(5, self.on_eos_timeout)
+
+    def on_eos_timeout(self):
+        say("no EOS within 5 s: stopping anyway")
+        self.loop.quit()
+        return False
+
+    def on_signal(self):
+        if self.ending:
+            say("stopping now")
+            self.loop.quit()
+        else:
+            say("interrupted: hanging up (again to stop at once)")
+            self.hang_up()
+        return True
+
+    def on_message(self, bus, msg):
+        t = msg.type
+        if t == Gst.MessageType.ERROR:
+            err, debug = msg.parse_error()
+            fail("%s: %s" % (msg.src.get_name(), err.message))
+            if debug:
+                say("  (%s)" % debug)
+            self.exit_code = 1
+            self.loop.quit()
+        elif t == Gst.MessageType.WARNING:
+            err, debug = msg.parse_warning()
+            if "of the call is down" in err.message:
+                # One per link and per element when the other end hangs up.
+                self.links_down += 1
+                if msg.src.get_name() == "src":
+                    say("warning: %s" % err.message)
+            else:
+                say("warning: %s: %s" % (msg.src.get_name(), err.message))
+        elif t == Gst.MessageType.EOS:
+            say("call ended")
+            self.loop.quit()
+        elif t == Gst.MessageType.LATENCY:
+            # donarjitterbuffer changes its latency while the call runs.
+            self.pipeline.recalculate_latency()
+        elif t == Gst.MessageType.PROGRESS and msg.src.get_name() == "sink":
+            _, code, text = msg.parse_progress()
+            say("setup: %s" % text)
+        elif t == Gst.MessageType.ELEMENT:
+            s = msg.get_structure()
+            if s is None:
+                return
+            if s.get_name() == "donar-call-address" and not self.address_shown:
+                self.address_shown = True
+                address = s.get_string("address")
+                if self.args.role == "callee":
+                    print("ADDRESS=" + address, flush=True)
+                    if self.args.address_file:
+                        write_address_file(self.args.address_file, address)
+                    say("give the caller this address (a secret: whoever has it can call)")
+            elif s.get_name() == "donar-ready" and not self.ready:
+                self.ready = True
+                say("call set up; %s" % ("waiting for the caller" if self.args.role == "callee"
+                                          else "links opening"))
+
+    def stats(self):
+        def u64(structure, field):
+            if structure is None:
+                return 0
+            ok, v = structure.get_uint64(field)
+            return v if ok else 0
+        sink = self.pipeline.get_by_name("sink").get_property("stats")
+        src = self.pipeline.get_by_name("src").get_property("stats")
+        jb = self.pipeline.get_by_name("jb").get_property("stats")
+        links_up = 0
+        if sink is not None:
+            ok, v = sink.get_uint("links-up")
+            links_up = v if ok else 0
+        jb_latency = 0
+        if jb is not None:
+            ok, v = jb.get_uint("latency")
+            jb_latency = v if ok else 0
+        seconds = 0.0
+        if self.first_audio is not None:
+            seconds = (GLib.get_monotonic_time() - self.first_audio) / 1e6
+        return {
+            "role": self.args.role,
+            "seconds": round(seconds, 2),
+            "frames_sent": u64(sink, "buffers-sent"),
+            "frames_received": u64(src, "buffers-received"),
+            "frames_late": u64(jb, "late"),
+            "frames_lost": u64(jb, "lost"),
+            "jitterbuffer_latency_ms": jb_latency,
+            "links_up": links_up,
+        }
+
+    def run(self):
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            GLib.unix_signal_add(GLib.PRIORITY_HIGH, signum, self.on_signal)
+        if self.args.setup_timeout > 0:
+            self.setup_timer = GLib.timeout_add(int(self.args.setup_timeout * 1000),
+                                                self.on_setup_timeout)
+        if self.pipeline.set_state(Gst.State.PLAYING) == Gst.StateChangeReturn.FAILURE:
+            # The error message on the bus says why.
+            self.exit_code = 1
+            bus = self.pipeline.get_bus()
+            msg = bus.pop_filtered(Gst.MessageType.ERROR)
+            if msg:
+                err, _ = msg.parse_error()
+                fail(err.message)
+            else:
+                fail("the pipeline did not start")
+        else:
+            self.loop.run()
+        summary = self.stats()
+        self.pipeline.set_state(Gst.State.NULL)
+        self.pipeline.get_bus().remove_signal_watch()
+        say("sent %(frames_sent)d frames, received %(frames_received)d "
+            "(%(frames_late)d late, %(frames_lost)d lost at playout), "
+            "%(links_up)d links up" % summary)
+        if self.args.json:
+            print(json.dumps(summary), flush=True)
+        return self.exit_code
+
+
+def main():
+    Gst.init(None)
+    for factory in ("donarsrc", "donarsink", "donarjitterbuffer", "opusenc", "rtpopuspay"):
+        if Gst.ElementFactory.find(factory) is None:
+            fail("no element %s (GST_PLUGIN_PATH=%s; build first: meson setup build && "
+                 "ninja -C build)" % (factory, os.environ.get("GST_PLUGIN_PATH")))
+            return 1
+    phone = Softphone(ARGS)
+    code = phone.run()
+    phone.pipeline = None
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,368 @@
+#!/usr/bin/python3
+"""The figures of docs/performance.md, "The elements" (a benchmark, not a test).
+
+    tools/bench/bench-elements.py [--build DIR] [--runs N] [--seconds S]
+        [--skip-torsim] [--tor-network] [--callgrind]
+
+Each figure against the elements' target of issue 5:
+
+1. CPU per frame event of one endpoint (12 links, 25 frames/s each way,
+   direct transport over 127.0.0.1): build/tools/donar-bench-elements, a
+   callee and a caller (two processes), each against its baseline (the same
+   pipeline shape without the donar elements, run right after).
+2. Memory beyond GStreamer's own: VmRSS (and VmHWM) of the same endpoint
+   minus its baseline.
+3. The one-way delay donarsink + donarsrc add on zero-delay links: per frame,
+   donarsrc's src pad at one end minus donarsink's sink pad at the other
+   (one machine, one CLOCK_MONOTONIC); and donar-call --direct's own p99.
+   With --callgrind: the instructions (user space, every thread) of the
+   window per frame event under valgrind --tool=callgrind, a measure that
+   does not depend on the machine's load (the kernel's share is not in it).
+4. The time from a reachable onion to all 12 links open: donar-call over
+   donar-torsim (--wait-links 12, its all_links_up_s), and with --tor-network
+   over the private Tor network of tests/tor-network (about a minute a run).
+
+Every process started here is stopped by its PID.
+"""
+
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PROCS = []
+
+
+def start(argv, **kw):
+    p = subprocess.Popen(argv, **kw)
+    PROCS.append(p)
+    return p
+
+
+def stop_all():
+    for p in PROCS:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    for p in PROCS:
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    PROCS.clear()
+
+
+def wait_file(path, timeout, proc=None):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if os.path.exists(path) and os.path.getsize(path) > 0:
+            return open(path).read()
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError("%s exited (%d)" % (proc.args[0], proc.returncode))
+        time.sleep(0.02)
+    raise RuntimeError("no %s within %d s" % (path, timeout))
+
+
+def pct(values, p):
+    v = sorted(values)
+    return v[min(len(v) - 1, int(p * (len(v) - 1) + 0.5))] if v else float("nan")
+
+
+def rng(values, fmt="%.1f"):
+    return (fmt + " – " + fmt) % (min(values), max(values)) if values else "n/a"
+
+
+def read_times(path):
+    times = {}
+    for line in open(path):
+        seq, t = line.split()
+        times.setdefault(int(seq), int(t))
+    return times
+
+
+def elements_run(build, tmp, seconds):
+    """One call of two donar-bench-elements, then a baseline per role."""
+    tool = os.path.join(build, "tools", "donar-bench-elements")
+    env = dict(os.environ, GST_PLUGIN_PATH=os.path.join(build, "gst"))
+    address = os.path.join(tmp, "address")
+    if os.path.exists(address):
+        os.unlink(address)
+    common = ["--seconds", str(seconds), "--warmup", "2", "--tail", "3"]
+    callee = start([tool, "callee", "--address-file", address,
+                    "--times", os.path.join(tmp, "callee")] + common,
+                   env=env, stdout=subprocess.PIPE, text=True)
+    addr = wait_file(address, 20, callee).strip()
+    caller = start([tool, "caller", "--address", addr,
+                    "--times", os.path.join(tmp, "caller")] + common,
+                   env=env, stdout=subprocess.PIPE, text=True)
+    res = {}
+    for role, p in (("caller", caller), ("callee", callee)):
+        out, _ = p.communicate(timeout=seconds + 60)
+        if p.returncode != 0:
+            raise RuntimeError("donar-bench-elements %s exited %d" % (role, p.returncode))
+        res[role] = json.loads(out.strip().splitlines()[-1])
+    PROCS.clear()
+    base = []
+    for _ in range(2):
+        out = subprocess.run([tool, "--baseline"] + common, env=env, check=True,
+                             stdout=subprocess.PIPE, text=True).stdout
+        base.append(json.loads(out.strip().splitlines()[-1]))
+    lat = []
+    for a, b in (("caller", "callee"), ("callee", "caller")):
+        sent = read_times(os.path.join(tmp, a + ".sent"))
+        recv = read_times(os.path.join(tmp, b + ".recv"))
+        lat += [(recv[s] - t) / 1000.0 for s, t in sent.items() if s in recv]
+    return res, base, lat
+
+
+def callgrind_summary(path):
+    for line in open(path):
+        if line.startswith("summary:"):
+            return int(line.split()[1])
+    raise RuntimeError("no summary in " + path)
+
+
+def callgrind_run(build, tmp, seconds):
+    """Instructions (user space, all threads) per frame event of the window,
+    each end and its baseline under valgrind --tool=callgrind."""
+    tool = os.path.join(build, "tools", "donar-bench-elements")
+    env = dict(os.environ, GST_PLUGIN_PATH=os.path.join(build, "gst"))
+    address = os.path.join(tmp, "cg-address")
+    if os.path.exists(address):
+        os.unlink(address)
+
+    def vg(name):
+        return ["valgrind", "--tool=callgrind", "-q",
+                "--callgrind-out-file=" + os.path.join(tmp, "cg-" + name)]
+    common = ["--seconds", str(seconds), "--warmup", "3", "--tail", "5"]
+    callee = start(vg("callee") + [tool, "callee", "--address-file", address] + common,
+                   env=env, stdout=subprocess.PIPE, text=True)
+    addr = wait_file(address, 60, callee).strip()
+    caller = start(vg("caller") + [tool, "caller", "--address", addr] + common,
+                   env=env, stdout=subprocess.PIPE, text=True)
+    res = {}
+    for role, p in (("caller", caller), ("callee", callee)):
+        out, _ = p.communicate(timeout=seconds + 120)
+        res[role] = json.loads(out.strip().splitlines()[-1])
+    PROCS.clear()
+    out = subprocess.run(vg("baseline") + [tool, "--baseline"] + common, env=env, check=True,
+                         stdout=subprocess.PIPE, text=True).stdout
+    res["baseline"] = json.loads(out.strip().splitlines()[-1])
+    ir = {}
+    for name, r in res.items():
+        events = (r["frames_sent"] + r["frames_received"]) / 2
+        # The dump of the client request at the window's end: FILE.1.
+        ir[name] = callgrind_summary(os.path.join(tmp, "cg-%s.1" % name)) / events
+    return ir
+
+
+def donar_call_direct(build, tmp, seconds):
+    tool = os.path.join(build, "tools", "donar-call")
+    address = os.path.join(tmp, "call-address")
+    if os.path.exists(address):
+        os.unlink(address)
+    callee = start([tool, "callee", "--direct", "--quiet", "--json", "--address-file", address,
+                    "--seconds", str(seconds + 3)], stdout=subprocess.PIPE, text=True)
+    addr = wait_file(address, 20, callee).strip()
+    caller = subprocess.run([tool, "caller", addr, "--direct", "--quiet", "--json",
+                             "--wait-links", "12", "--seconds", str(seconds)],
+                            stdout=subprocess.PIPE, text=True, check=True).stdout
+    out, _ = callee.communicate(timeout=seconds + 30)
+    PROCS.clear()
+    return json.loads(caller.strip().splitlines()[-1]), json.loads(out.strip().splitlines()[-1])
+
+
+def torsim_links(build, tmp, seed):
+    torsim = os.path.join(build, "tools", "donar-torsim")
+    tool = os.path.join(build, "tools", "donar-call")
+    ports = os.path.join(tmp, "ports-%d" % seed)
+    address = os.path.join(tmp, "torsim-address-%d" % seed)
+    start([torsim, "--port-file", ports, "--seed", str(seed)], stdout=subprocess.DEVNULL,
+          stderr=subprocess.DEVNULL)
+    text = wait_file(ports, 10)
+    while "CONTROL_PORT=" not in text:
+        time.sleep(0.02)
+        text = open(ports).read()
+    control = [l.split("=", 1)[1] for l in text.splitlines() if l.startswith("CONTROL_PORT=")][0]
+    callee = start([tool, "callee", "--tor-control", control, "--quiet", "--json",
+                    "--address-file", address, "--seconds", "8"],
+                   stdout=subprocess.PIPE, text=True)
+    # The address comes once the descriptor is uploaded: the onion is reachable.
+    addr = wait_file(address, 30, callee).strip()
+    caller = subprocess.run([tool, "caller", addr, "--tor-control", control, "--quiet",
+                             "--json", "--wait-links", "12", "--seconds", "1"],
+                            stdout=subprocess.PIPE, text=True, check=True).stdout
+    stop_all()
+    return json.loads(caller.strip().splitlines()[-1])["all_links_up_s"]
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def tor_network_links(build, tmp, runs):
+    """Over the private Tor network: one network, a callee tor, a new
+    callee (a new onion) per run."""
+    net_sh = os.path.join(TOP, "tests", "tor-network", "tor-network.sh")
+    tool = os.path.join(build, "tools", "donar-call")
+    net = os.path.join(tmp, "net")
+    env_text = subprocess.run([net_sh, "start", net, "--relays", "8"], check=True,
+                              stdout=subprocess.PIPE, text=True).stdout
+    env = dict(l.split("=", 1) for l in env_text.splitlines() if "=" in l)
+    times = []
+    try:
+        ctl = free_port()
+        ctor = os.path.join(tmp, "callee-tor")
+        os.mkdir(ctor, 0o700)
+        with open(os.path.join(ctor, "torrc"), "w") as f:
+            f.write("%%include %s\nDataDirectory %s\nSocksPort 0\nControlPort 127.0.0.1:%d\n"
+                    "CookieAuthentication 1\nLog notice file %s/notice.log\n"
+                    % (env["TOR_TORRC_INCLUDE"], ctor, ctl, ctor))
+        start(["tor", "-f", os.path.join(ctor, "torrc"), "--defaults-torrc", "/dev/null"],
+              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            log = os.path.join(ctor, "notice.log")
+            if os.path.exists(log) and "Bootstrapped 100%" in open(log).read():
+                break
+            time.sleep(0.2)
+        for run in range(runs):
+            address = os.path.join(tmp, "tor-address-%d" % run)
+            callee = start([tool, "callee", "--tor-control", str(ctl), "--tor-cookie",
+                            os.path.join(ctor, "control_auth_cookie"), "--quiet", "--json",
+                            "--address-file", address, "--seconds", "30",
+                            "--setup-timeout", "90"], stdout=subprocess.PIPE, text=True)
+            addr = wait_file(address, 120, callee).strip()
+            out = subprocess.run([tool, "caller", addr, "--tor-control", env["TOR_CONTROL_PORT"],
+                                  "--tor-cookie", env["TOR_COOKIE"], "--quiet", "--json",
+                                  "--wait-links", "12", "--seconds", "1",
+                                  "--setup-timeout", "60"],
+                                 stdout=subprocess.PIPE, text=True, check=True).stdout
+            t = json.loads(out.strip().splitlines()[-1])["all_links_up_s"]
+            print("  tor network run %d: all 12 links open %.2f s after dialing" % (run + 1, t),
+                  flush=True)
+            times.append(t)
+            callee.send_signal(signal.SIGTERM)
+            callee.wait(timeout=20)
+            PROCS.remove(callee)
+    finally:
+        stop_all()
+        subprocess.run([net_sh, "stop", net], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    return times
+
+
+def report_elements(results, cpu, switches, rss, hwm, lat):
+    results["cpu_us_per_event"] = cpu
+    results["switches_per_event"] = switches
+    results["rss_mib"] = rss
+    results["hwm_mib"] = hwm
+    results["elements_delay_ms"] = lat
+    print("CPU per frame event beyond the baseline: %s µs; context switches: %s"
+          % (rng(cpu), rng(switches, "%.2f")))
+    print("memory beyond the baseline: VmRSS %s MiB, VmHWM %s MiB" % (rng(rss), rng(hwm)))
+    print("one-way delay donarsink -> donarsrc (direct): p50 %s ms, p99 %s ms"
+          % (rng([x[0] for x in lat], "%.3f"), rng([x[1] for x in lat], "%.3f")), flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default=os.path.join(TOP, "build"))
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--seconds", type=float, default=20,
+                    help="the measured window of each run (20)")
+    ap.add_argument("--skip-torsim", action="store_true")
+    ap.add_argument("--links-only", action="store_true",
+                    help="only the time to all links (4.), not 1.-3.")
+    ap.add_argument("--tor-network", action="store_true",
+                    help="also over the private Tor network (tests/tor-network, ~1 min a run)")
+    ap.add_argument("--callgrind", action="store_true",
+                    help="also count instructions per frame event under valgrind's callgrind")
+    ap.add_argument("--json", action="store_true", help="print every figure as JSON too")
+    a = ap.parse_args()
+    build = os.path.abspath(a.build)
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="bench-elements-") as tmp:
+        try:
+            cpu, switches, rss, hwm, lat = [], [], [], [], []
+            runs = 0 if a.links_only else a.runs
+            if runs:
+                print("# 1-3: one endpoint (12 links, 25 frames/s each way, direct), "
+                      "%d runs of %.0f s, each end against its baseline" % (a.runs, a.seconds),
+                      flush=True)
+            for run in range(runs):
+                res, base, lats = elements_run(build, tmp, a.seconds)
+                b_cpu = min(x["cpu_us_per_event"] for x in base)
+                b_sw = min(x["switches_per_event"] for x in base)
+                b_rss = min(x["vmrss_kib"] for x in base)
+                b_hwm = min(x["vmhwm_kib"] for x in base)
+                for role in ("caller", "callee"):
+                    r = res[role]
+                    cpu.append(r["cpu_us_per_event"] - b_cpu)
+                    switches.append(r["switches_per_event"] - b_sw)
+                    rss.append((r["vmrss_kib"] - b_rss) / 1024)
+                    hwm.append((r["vmhwm_kib"] - b_hwm) / 1024)
+                    print("  run %d %s: %.1f µs/event (baseline %.1f), %.2f switches/event "
+                          "(baseline %.2f), VmRSS %.1f MiB (baseline %.1f), VmHWM %.1f MiB "
+                          "(baseline %.1f), %d frames sent, %d received"
+                          % (run + 1, role, r["cpu_us_per_event"], b_cpu,
+                             r["switches_per_event"], b_sw, r["vmrss_kib"] / 1024,
+                             b_rss / 1024, r["vmhwm_kib"] / 1024, b_hwm / 1024,
+                             r["frames_sent"], r["frames_received"]), flush=True)
+                print("  run %d one-way delay sink -> src: p50 %.3f ms, p99 %.3f ms, "
+                      "max %.3f ms (%d frames)" % (run + 1, pct(lats, .5), pct(lats, .99),
+                                                  max(lats), len(lats)), flush=True)
+                lat.append((pct(lats, .5), pct(lats, .99), max(lats)))
+            if runs:
+                report_elements(results, cpu, switches, rss, hwm, lat)
+
+            if a.callgrind and runs:
+                irs = []
+                for run in range(a.runs):
+                    ir = callgrind_run(build, tmp, min(a.seconds, 10))
+                    print("  callgrind run %d: instructions per frame event: caller %.0f, "
+                          "callee %.0f, baseline %.0f" % (run + 1, ir["caller"], ir["callee"],
+                                                          ir["baseline"]), flush=True)
+                    irs += [ir["caller"] - ir["baseline"], ir["callee"] - ir["baseline"]]
+                results["instructions_per_event"] = irs
+                print("user-space instructions per frame event beyond the baseline: %s"
+                      % rng(irs, "%.0f"), flush=True)
+
+            dc = []
+            for run in range(runs):
+                caller, callee = donar_call_direct(build, tmp, min(a.seconds, 10))
+                dc += [caller["latency_ms"]["p99"], callee["latency_ms"]["p99"]]
+            if runs:
+                results["donar_call_direct_p99_ms"] = dc
+                print("donar-call --direct one-way p99 (both ends, %d runs): %s ms"
+                      % (a.runs, rng(dc)), flush=True)
+
+            if not a.skip_torsim:
+                t = [torsim_links(build, tmp, seed) for seed in range(1, a.runs + 1)]
+                results["torsim_all_links_s"] = t
+                print("donar-torsim (seeds 1-%d): all 12 links open %s s after dialing"
+                      % (a.runs, rng(t, "%.2f")), flush=True)
+            if a.tor_network:
+                t = tor_network_links(build, tmp, a.runs)
+                results["tor_network_all_links_s"] = t
+                print("private Tor network: all 12 links open %s s after dialing"
+                      % rng(t, "%.2f"), flush=True)
+        finally:
+            stop_all()
+    if a.json:
+        print(json.dumps(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
