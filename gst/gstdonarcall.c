@@ -424,6 +424,25 @@ on_event (const DonarLinkEvent * event, gpointer user_data)
   g_mutex_unlock (&call->lock);
 }
 
+/* On lib/call's watch thread: tor's control connection is gone (tor
+ * stopped, or the port closed).  The links open now go on, so a warning;
+ * the error comes if no link is left. */
+static void
+on_tor_lost (const GError * error, gpointer user_data)
+{
+  GstDonarCall *call = user_data;
+
+  g_mutex_lock (&call->lock);
+  for (GList * l = call->clients; l; l = l->next) {
+    GstElement *element = ((GstDonarCallClient *) l->data)->element;
+
+    GST_ELEMENT_WARNING (element, RESOURCE, READ,
+        ("Lost tor's control port: the call goes on over the open links."),
+        ("%s", error->message));
+  }
+  g_mutex_unlock (&call->lock);
+}
+
 static gpointer
 setup_thread (gpointer user_data)
 {
@@ -453,6 +472,7 @@ fill_options (GstDonarCall * call, const GstDonarCallSettings * s,
   guint64 port;
 
   donar_call_options_init (o, callee ? DONAR_ROLE_CALLEE : DONAR_ROLE_CALLER);
+  o->on_tor_lost = on_tor_lost;
   if (s->callee && s->address[0] != '\0') {
     g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
         "callee is set and so is an address to dial: choose one");

@@ -23,6 +23,15 @@ struct _DonarCall
   gchar *client_auth_service_id;
   gchar *address;
   guint16 control_port;
+  DonarRole role;
+  /* Watches the control connection for the whole call: nothing else
+   * reads it between setup and donar_call_free (). */
+  GThread *watcher;
+  GCancellable *watch_cancellable;
+  DonarCallTorLostFunc on_tor_lost;
+  gpointer user_data;
+  GMutex lock;
+  GError *tor_lost;             /* under lock */
 };
 
 void
@@ -292,6 +301,39 @@ prepare_caller (DonarCall * call, const DonarCallOptions * options,
   return TRUE;
 }
 
+/* The watcher thread: reads the control connection (events, if any, are
+ * dropped) until it closes or donar_call_free () cancels. */
+static gpointer
+watch_tor (gpointer data)
+{
+  DonarCall *call = data;
+  GError *error = NULL;
+  GError *lost;
+
+  while (donar_tor_control_process_events (call->control, G_MAXINT64,
+          call->watch_cancellable, &error));
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+    g_error_free (error);
+    return NULL;
+  }
+  if (call->role == DONAR_ROLE_CALLEE)
+    lost = g_error_new (DONAR_CALL_ERROR, DONAR_CALL_ERROR_TOR_LOST,
+        "tor's control connection closed (%s): tor removed the onion "
+        "service with it, so the caller can no longer reach this callee; "
+        "the links open now go on", error->message);
+  else
+    lost = g_error_new (DONAR_CALL_ERROR, DONAR_CALL_ERROR_TOR_LOST,
+        "tor's control connection closed (%s): the links go on while "
+        "tor's SocksPort lives", error->message);
+  g_error_free (error);
+  g_mutex_lock (&call->lock);
+  call->tor_lost = lost;
+  g_mutex_unlock (&call->lock);
+  if (call->on_tor_lost)
+    call->on_tor_lost (lost, call->user_data);
+  return NULL;
+}
+
 DonarCall *
 donar_call_start (const DonarCallOptions * options,
     DonarCallProgressFunc progress, DonarLinkEventFunc on_event,
@@ -300,6 +342,11 @@ donar_call_start (const DonarCallOptions * options,
   DonarCall *call = g_new0 (DonarCall, 1);
   DonarLinkEngineSettings settings = options->engine;
   gboolean ok = TRUE;
+
+  g_mutex_init (&call->lock);
+  call->role = options->role;
+  call->on_tor_lost = options->on_tor_lost;
+  call->user_data = user_data;
 
   /* Our own copies: the strings of options->engine stay the caller's. */
   settings.role = options->role;
@@ -333,6 +380,10 @@ donar_call_start (const DonarCallOptions * options,
     donar_call_free (call);
     return NULL;
   }
+  if (call->control) {
+    call->watch_cancellable = g_cancellable_new ();
+    call->watcher = g_thread_new ("donar-call-tor", watch_tor, call);
+  }
   return call;
 }
 
@@ -354,11 +405,29 @@ donar_call_get_tor_control_port (DonarCall * call)
   return call->control_port;
 }
 
+gboolean
+donar_call_check_tor (DonarCall * call, GError ** error)
+{
+  gboolean ok;
+
+  g_mutex_lock (&call->lock);
+  ok = call->tor_lost == NULL;
+  if (!ok && error)
+    *error = g_error_copy (call->tor_lost);
+  g_mutex_unlock (&call->lock);
+  return ok;
+}
+
 void
 donar_call_free (DonarCall * call)
 {
   if (call == NULL)
     return;
+  if (call->watcher) {
+    g_cancellable_cancel (call->watch_cancellable);
+    g_thread_join (call->watcher);
+  }
+  g_clear_object (&call->watch_cancellable);
   donar_link_engine_free (call->engine);
   if (call->control && call->service_id && call->single_onion)
     donar_tor_launcher_remove_single_onion (call->launcher, call->control,
@@ -374,6 +443,8 @@ donar_call_free (DonarCall * call)
   donar_tor_launcher_free (call->launcher);
   g_free (call->service_id);
   g_free (call->client_auth_service_id);
+  g_clear_error (&call->tor_lost);
+  g_mutex_clear (&call->lock);
   if (call->address) {
     explicit_bzero (call->address, strlen (call->address));
     g_free (call->address);

@@ -22,7 +22,19 @@ typedef enum
 {
   DONAR_CALL_ERROR_OPTIONS,
   DONAR_CALL_ERROR_RANDOM,
+  /* tor's control connection closed during the call (see
+   * DonarCallTorLostFunc). */
+  DONAR_CALL_ERROR_TOR_LOST,
 } DonarCallError;
+
+/* Called once, on a thread of the call's own, when tor's control
+ * connection closes during the call: tor exited, or something closed the
+ * connection.  tor removes a callee's onion service with it, so the
+ * callee can no longer be reached: the links open now go on, but none
+ * that breaks can be dialed again.  A caller's links go on while tor's
+ * SocksPort lives.  error (DONAR_CALL_ERROR_TOR_LOST) says which.  It must
+ * not block nor free the call. */
+typedef void (*DonarCallTorLostFunc) (const GError * error, gpointer user_data);
 
 typedef enum
 {
@@ -61,6 +73,8 @@ typedef struct
   /* The engine's settings but for the role, the peer and the secret,
    * which the call fills in. */
   DonarLinkEngineSettings engine;
+  /* Or NULL; given donar_call_start ()'s user_data. */
+  DonarCallTorLostFunc on_tor_lost;
 } DonarCallOptions;
 
 void donar_call_options_init (DonarCallOptions * options, DonarRole role);
@@ -82,6 +96,10 @@ const gchar *donar_call_get_address (DonarCall * call);
 DonarLinkEngine *donar_call_get_engine (DonarCall * call);
 /* The tor the call uses (launched or given); 0 when direct. */
 guint16 donar_call_get_tor_control_port (DonarCall * call);
+/* FALSE, with the error given to on_tor_lost, once tor's control
+ * connection has closed; TRUE before, and for a direct call.  Any
+ * thread. */
+gboolean donar_call_check_tor (DonarCall * call, GError ** error);
 /* Stops the engine, removes the onion, stops a tor we launched. */
 void donar_call_free (DonarCall * call);
 

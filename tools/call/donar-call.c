@@ -30,6 +30,7 @@ typedef struct
   gint64 engine_started;        /* the last setup step */
   gint64 all_links_up;          /* the first time all were open, or 0 */
   gchar *unreachable;           /* PEER_UNREACHABLE's message, or NULL */
+  gchar *tor_lost;              /* the call's on_tor_lost message, or NULL */
 } Status;
 
 typedef struct
@@ -53,9 +54,21 @@ typedef struct
   gint n1st;
   gint n2nd;
   gint setup_timeout_s;
+  gdouble peer_timeout_s;
   gboolean json;
   gboolean quiet;
 } Options;
+
+static void
+options_clear (Options * o)
+{
+  g_free (o->tor_cookie);
+  g_free (o->tor_password);
+  g_strfreev (o->torrc_lines);
+  g_free (o->security);
+  g_free (o->address_file);
+  g_free (o->policy);
+}
 
 static void
 on_signal (int signal_number)
@@ -100,6 +113,19 @@ on_event (const DonarLinkEvent * event, gpointer user_data)
         donar_link_event_type_to_string (event->type), event->message);
 }
 
+/* Said even with --quiet: it is an error, the callee's onion is gone. */
+static void
+on_tor_lost (const GError * error, gpointer user_data)
+{
+  Status *status = user_data;
+
+  g_mutex_lock (&status->lock);
+  if (!status->tor_lost)
+    status->tor_lost = g_strdup (error->message);
+  g_mutex_unlock (&status->lock);
+  g_printerr ("donar-call: tor-lost: %s\n", error->message);
+}
+
 /* The peer refused for good, or was never there: a caller that never had
  * a link has no call to wait for. */
 static gboolean
@@ -133,6 +159,26 @@ write_address_file (const gchar * path, const gchar * address, GError ** error)
    * whole then renamed, so a reader never sees half of it. */
   return g_file_set_contents_full (path, text, -1,
       G_FILE_SET_CONTENTS_CONSISTENT, 0600, error);
+}
+
+/* A JSON string, or null. */
+static void
+append_json_string (GString * out, const gchar * text)
+{
+  if (text == NULL) {
+    g_string_append (out, "null");
+    return;
+  }
+  g_string_append_c (out, '"');
+  for (const gchar * p = text; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      g_string_append_printf (out, "\\%c", *p);
+    else if ((guchar) * p < 0x20)
+      g_string_append_printf (out, "\\u%04x", (guchar) * p);
+    else
+      g_string_append_c (out, *p);
+  }
+  g_string_append_c (out, '"');
 }
 
 static void
@@ -219,6 +265,14 @@ report (const Options * options, DonarCall * call, Status * status,
   p99 = percentile (received->latencies_ms, 0.99);
   max = percentile (received->latencies_ms, 1.0);
   if (options->json) {
+    g_autoptr (GString) messages = g_string_new (NULL);
+
+    g_mutex_lock (&status->lock);
+    g_string_append (messages, "\"peer_unreachable\": ");
+    append_json_string (messages, status->unreachable);
+    g_string_append (messages, ", \"tor_lost\": ");
+    append_json_string (messages, status->tor_lost);
+    g_mutex_unlock (&status->lock);
     g_print ("{\"seconds\": %.1f, \"frames_sent\": %u, "
         "\"frames_received\": %u, \"frames_expected\": %u, "
         "\"latency_ms\": {\"p50\": %.1f, \"p99\": %.1f, \"max\": %.1f}, "
@@ -227,14 +281,16 @@ report (const Options * options, DonarCall * call, Status * status,
         "\"connections_opened\": %" G_GUINT64_FORMAT ", "
         "\"connections_rejected\": %" G_GUINT64_FORMAT ", "
         "\"records_dropped\": %" G_GUINT64_FORMAT ", "
+        "\"stalls\": %" G_GUINT64_FORMAT ", "
         "\"frames_unsent\": %" G_GUINT64_FORMAT ", "
         "\"piggybacked\": %" G_GUINT64_FORMAT ", \"malformed\": %"
-        G_GUINT64_FORMAT "}\n", seconds, frames_sent, got, expected, p50,
+        G_GUINT64_FORMAT ", %s}\n", seconds, frames_sent, got, expected, p50,
         p99, max, links_up (status), status->max_links_up,
         status->link_downs, all_links_up_s, stats.connections_opened,
-        stats.connections_rejected, stats.records_dropped,
+        stats.connections_rejected, stats.records_dropped, stats.stalls,
         stats.session.frames_unsent,
-        stats.session.frames_piggyback_delivered, received->malformed);
+        stats.session.frames_piggyback_delivered, received->malformed,
+        messages->str);
   } else {
     g_print ("sent %u frames in %.1f s; received %u of %u (%.2f %% lost); "
         "latency p50 %.1f ms, p99 %.1f ms, max %.1f ms; links up %u "
@@ -326,6 +382,8 @@ fill_call_options (const Options * o, DonarRole role, const gchar * address,
   call->engine.config.n_1st = (guint) o->n1st;
   call->engine.config.n_2nd = (guint) o->n2nd;
   call->engine.config.frame_period_us = (gint64) o->frame_ms * 1000;
+  call->engine.peer_timeout_us = (gint64) (o->peer_timeout_s * G_USEC_PER_SEC);
+  call->on_tor_lost = on_tor_lost;
   if (o->policy && !donar_policy_from_string (o->policy,
           &call->engine.config.policy)) {
     g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -360,6 +418,8 @@ check_ranges (const Options * o, GError ** error)
     bad = "--wait-links: 0 to --links";
   else if (o->setup_timeout_s < 1)
     bad = "--setup-timeout must be positive";
+  else if (!(o->peer_timeout_s >= 0.1 && o->peer_timeout_s <= 86400))
+    bad = "--peer-timeout: 0.1 to 86400 seconds";
   if (bad)
     g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, bad);
   return bad == NULL;
@@ -378,6 +438,7 @@ main (int argc, char **argv)
     .n1st = 3,
     .n2nd = 3,
     .setup_timeout_s = 120,
+    .peer_timeout_s = 60,
   };
   GOptionEntry entries[] = {
     {"direct", 0, 0, G_OPTION_ARG_NONE, &o.direct,
@@ -418,6 +479,9 @@ main (int argc, char **argv)
     {"n2nd", 0, 0, G_OPTION_ARG_INT, &o.n2nd, "Links in L2ND (3)", "N"},
     {"setup-timeout", 0, 0, G_OPTION_ARG_INT, &o.setup_timeout_s,
         "Seconds for each setup step: bootstrap, publishing (120)", "S"},
+    {"peer-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o.peer_timeout_s,
+        "Report the peer unreachable after this long with no link open "
+          "(60)", "S"},
     {"json", 0, 0, G_OPTION_ARG_NONE, &o.json,
         "The report as one JSON object", NULL},
     {"quiet", 0, 0, G_OPTION_ARG_NONE, &o.quiet,
@@ -432,6 +496,7 @@ main (int argc, char **argv)
   DonarRole role;
   Status status = { 0 };
   struct sigaction action = { 0 };
+  int exit_status = 0;
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context,
@@ -463,6 +528,8 @@ main (int argc, char **argv)
   donar_call_options_clear (&call_options);
   if (call == NULL) {
     g_printerr ("donar-call: %s\n", error->message);
+    g_error_free (error);
+    options_clear (&o);
     return 1;
   }
   if (role == DONAR_ROLE_CALLEE) {
@@ -472,7 +539,9 @@ main (int argc, char **argv)
     if (o.address_file && !write_address_file (o.address_file,
             donar_call_get_address (call), &error)) {
       g_printerr ("donar-call: %s\n", error->message);
+      g_error_free (error);
       donar_call_free (call);
+      options_clear (&o);
       return 1;
     }
   }
@@ -480,13 +549,21 @@ main (int argc, char **argv)
   donar_call_free (call);
   if (never_reached (&status)) {
     g_printerr ("donar-call: %s\n", status.unreachable);
-    g_free (status.unreachable);
-    return 1;
+    exit_status = 1;
+  } else if (role == DONAR_ROLE_CALLEE && status.tor_lost) {
+    /* The call went on over the links already open, but nobody can dial
+     * this callee any more: not a success. */
+    g_printerr ("donar-call: %s\n", status.tor_lost);
+    exit_status = 1;
   }
   g_free (status.unreachable);
-  return 0;
+  g_free (status.tor_lost);
+  options_clear (&o);
+  return exit_status;
 
 usage:
   g_printerr ("donar-call: %s\n", error->message);
+  g_error_free (error);
+  options_clear (&o);
   return 2;
 }

@@ -1,6 +1,7 @@
 /* GETINFO, SETEVENTS, SETCONF and SIGNAL (control-spec 3.1, 3.4, 3.7,
  * 3.9) as far as DONAR needs them, and torsim's own fault hooks for tests:
- * DONAR-FAIL-LINK, DONAR-CUT and DONAR-STATS (not tor's). */
+ * DONAR-FAIL-LINK, DONAR-CUT, DONAR-STATS and DONAR-CLOSE-CONTROLS (not
+ * tor's). */
 #include "torsim.h"
 
 #include <string.h>
@@ -284,4 +285,20 @@ torsim_command_stats (TorsimControl * c, const char *args)
     g_string_append_printf (reply, "250-%s\r\n", split[i]);
   g_string_append (reply, "250 OK\r\n");
   torsim_control_write_raw (c, reply->str);
+}
+
+/* Every other control connection closes, as if its controller's socket
+ * broke: their onions without Detach go with them. */
+void
+torsim_command_close_controls (TorsimControl * c, const char *args)
+{
+  Torsim *t = torsim_control_torsim (c);
+  g_autoptr (GList) others = NULL;
+
+  for (GList * l = t->controls; l != NULL; l = l->next)
+    if (l->data != c)
+      others = g_list_prepend (others, l->data);
+  for (GList * l = others; l != NULL; l = l->next)
+    torsim_control_close (l->data);
+  torsim_control_write (c, "250 OK");
 }

@@ -251,6 +251,7 @@ static const CommandEntry after_auth[] = {
   {"DONAR-FAIL-LINK", torsim_command_fail_link},
   {"DONAR-CUT", torsim_command_cut},
   {"DONAR-STATS", torsim_command_stats},
+  {"DONAR-CLOSE-CONTROLS", torsim_command_close_controls},
   {NULL, NULL}
 };
 

@@ -256,6 +256,7 @@ G_GNUC_PRINTF (2, 3);
      void torsim_command_fail_link (TorsimControl * c, const char *args);
      void torsim_command_cut (TorsimControl * c, const char *args);
      void torsim_command_stats (TorsimControl * c, const char *args);
+     void torsim_command_close_controls (TorsimControl * c, const char *args);
 
 /* torsim-auth.c: PROTOCOLINFO's methods, the cookie, SAFECOOKIE. */
      gboolean torsim_auth_write_cookie (Torsim * t, const char *path,
