@@ -105,9 +105,9 @@ case "${1:-run}" in
     python_venv
     build
     shift
-    # Debian's python3, which sees python3-matplotlib (not another python3
-    # that may come first in PATH).
-    /usr/bin/python3 tools/evaluate.py "$@"
+    # build-venv/: Debian's python3 (its matplotlib, numpy, scipy) with
+    # PyPI's pesq, for the voice-quality section.
+    build-venv/bin/python3 tools/evaluate.py "$@"
     ;;
   install-only)
     install_missing "${packages[@]}" "${evaluation_packages[@]}" \

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Smoke test of tools/evaluate.py: a quick run into a temporary directory
-writes evaluation.md and its plots, and keeps the notes a human wrote.
+writes evaluation.md and its plots, with the voice-quality section, and
+keeps the notes a human wrote; --voice-only then replaces that section
+alone.
 
     check-evaluate.py EVALUATE_PY BUILD_DIR
 """
@@ -33,7 +35,29 @@ def check_page(out):
         fail('the page does not say it is a quick run')
     if '<!-- notes begin -->\n' + NOTES + '\n<!-- notes end -->' not in page:
         fail('the notes of the previous page were not kept')
+    if len(voice_section(page)) != 1:
+        fail('the page has no voice-quality section (or several)')
     return page
+
+
+def voice_section(page):
+    return re.findall(r'<!-- voice quality begin -->.*?'
+                      r'<!-- voice quality end -->', page, re.DOTALL)
+
+
+def check_voice_only(evaluate, build, out, page):
+    done = subprocess.run([sys.executable, evaluate, '--quick',
+                           '--voice-only', '--voice-calls', '1',
+                           '--build', build, '--out', out])
+    if done.returncode != 0:
+        fail(f'evaluate.py --voice-only failed ({done.returncode})')
+    with open(os.path.join(out, 'evaluation.md'), encoding='utf-8') as f:
+        again = f.read()
+    (old,), new = voice_section(page), voice_section(again)
+    if len(new) != 1 or '1 calls of' not in new[0]:
+        fail('--voice-only did not write its section')
+    if again.replace(new[0], '') != page.replace(old, ''):
+        fail('--voice-only changed the page outside its section')
 
 
 def check_images(out, page):
@@ -66,8 +90,12 @@ def main(evaluate, build):
             fail(f'evaluate.py failed ({done.returncode})')
         page = check_page(out)
         images = check_images(out, page)
+        if 'img/voice-pesq-cdf.png' not in images:
+            fail('the voice-quality plot is not shown')
+        check_voice_only(evaluate, build, out, page)
         print(f'check-evaluate: evaluation.md and {len(images)} plots '
-              'written, notes kept')
+              'written, notes kept, the voice-quality section replaced '
+              'alone')
 
 
 if __name__ == '__main__':

@@ -590,6 +590,25 @@ fates_clear (Fates * f)
   g_free (f->one_way);
 }
 
+/* G.107's BurstR of the frames not played (lost or late), as
+ * tools/quality/qscore.py's burst_ratio () computes it: the mean length of
+ * their runs over that of random loss at the same rate, 1 / (1 - p).  1
+ * when none or all were played. */
+static double
+unplayed_burst_ratio (const gboolean * played, guint n)
+{
+  guint unplayed = 0, runs = 0;
+
+  for (guint k = 0; k < n; k++)
+    if (!played[k]) {
+      unplayed++;
+      runs += k == 0 || played[k - 1];
+    }
+  if (unplayed == 0 || unplayed == n)
+    return 1.0;
+  return (double) unplayed / runs * (1.0 - (double) unplayed / n);
+}
+
 /* ---- a call ---- */
 
 static gboolean
@@ -666,6 +685,7 @@ replay_log (const FrameLog * log, const Packets * packets,
       "\"periodic\": %s, \"capped\": %s}, "
       "\"playout_delay_ms\": {\"p50\": %.3f, \"p99\": %.3f}, "
       "\"one_way_delay_ms\": {\"p50\": %s, \"p99\": %s}, "
+      "\"burst_ratio\": %.4f, "
       "\"damaged_segments\": [", log->n, f.lost, f.late,
       log->n - f.lost - f.late, FRAME_MS, L, n_segments,
       log->n - (n_segments - 1) * L, OUT_RATE, packets->lookahead,
@@ -673,7 +693,7 @@ replay_log (const FrameLog * log, const Packets * packets,
       packets->capped ? "true" : "false",
       percentile (f.playout_delay, log->n, 0.5) / 1e3,
       percentile (f.playout_delay, log->n, 0.99) / 1e3,
-      one_way_p50, one_way_p99);
+      one_way_p50, one_way_p99, unplayed_burst_ratio (f.played, log->n));
   {
     gboolean first = TRUE;
 

@@ -12,9 +12,13 @@ damaged segment is scored for real.  Scores are PESQ: ITU-T P.862.2 wide band
 at 16 kHz (pesq 'wb') and P.862 narrow band at 8 kHz ('nb', the audio
 resampled with scipy.signal.resample_poly).  A direction's score is the mean
 over its segments (weighted by their frames); also the worst segment and the
-10th percentile.
+10th percentile.  --max-damaged K scores at most K damaged segments a
+direction (evenly spaced in the order of their frames not played) and
+gives each of the others the score of the nearest of those in that order:
+an estimate, for long sweeps (tools/evaluate.py).
 
-    trace_quality.py [--playout adaptive|ideal|static:MS] [--json] LOG.csv|DIR...
+    trace_quality.py [--playout adaptive|ideal|static:MS] [--max-damaged K]
+                     [--modes wb,nb] [--json] LOG.csv|DIR...
 
 Without --json: one JSON object per frame log, a line each.  With --json:
 one JSON document, the directions, the calls and a summary.
@@ -47,6 +51,7 @@ FRAME_SAMPLES = RATE * 40 // 1000
 MIN_PARTIAL_FRAMES = 50
 # PESQ's floor: what a segment PESQ cannot score (no speech left) gets.
 PESQ_FLOOR = 1.0
+MODES = ('wb', 'nb')
 
 
 class QualityError(Exception):
@@ -123,14 +128,17 @@ def resample(x, from_rate, to_rate):
     return resample_poly(x, to_rate // g, from_rate // g)
 
 
-def pesq_scores(ref16, deg16):
+def pesq_scores(ref16, deg16, modes=MODES):
     """{'wb': P.862.2 at 16 kHz, 'nb': P.862 at 8 kHz} of deg16 against
-    ref16 (both 16 kHz, aligned); PESQ_FLOOR where PESQ finds no speech."""
+    ref16 (both 16 kHz, aligned), the modes asked for; PESQ_FLOOR where
+    PESQ finds no speech."""
     from pesq import pesq, PesqError  # pylint: disable=import-outside-toplevel
     out = {}
     ref16 = np.asarray(ref16, dtype=np.float64)
     deg16 = np.asarray(deg16, dtype=np.float64)
     for mode, rate in (('wb', 16000), ('nb', 8000)):
+        if mode not in modes:
+            continue
         ref = resample(ref16, RATE, rate)
         deg = resample(deg16, RATE, rate)
         try:
@@ -142,24 +150,48 @@ def pesq_scores(ref16, deg16):
 
 # Worker processes keep the reference loaded.
 _REF16 = None
+_MODES = MODES
 
 
-def _init_worker(ref16):
-    global _REF16  # pylint: disable=global-statement
+def _init_worker(ref16, modes=MODES):
+    global _REF16, _MODES  # pylint: disable=global-statement
     _REF16 = ref16
+    _MODES = modes
 
 
 def _score_file(path):
     rate, deg = read_wav(path)
     if rate != RATE:
         raise QualityError(f'{path}: {rate} Hz, expected {RATE}')
-    return pesq_scores(_REF16[:len(deg)], deg)
+    return pesq_scores(_REF16[:len(deg)], deg, _MODES)
+
+
+def sample_evenly(n, k):
+    """k of range(n), evenly spaced (the middle of each of k equal parts);
+    all of them if k is None or k >= n."""
+    if k is None or k >= n:
+        return list(range(n))
+    return [int((i + 0.5) * n / k) for i in range(k)]
+
+
+def _by_damage(damaged):
+    """The damaged segments (replay summaries) from the least to the most
+    damaged: frames not played (lost + late), then index."""
+    return sorted(damaged, key=lambda d: (d['lost'] + d['late'], d['index']))
+
+
+def damaged_sample(damaged, k):
+    """The damaged segments to score when at most k are (None: all): k
+    evenly spaced in the order of their frames not played, so that the
+    sample spans the light and the heavy damage (a stratified sample)."""
+    ordered = _by_damage(damaged)
+    return [ordered[i] for i in sample_evenly(len(ordered), k)]
 
 
 def _stats(scores, weights):
     s = np.asarray(scores, dtype=np.float64)
     w = np.asarray(weights, dtype=np.float64)
-    if len(s) == 0:
+    if len(s) == 0 or len(s) != len(w):
         return {'mean': None, 'worst': None, 'p10': None}
     return {'mean': round(float(np.sum(s * w) / np.sum(w)), 4),
             'worst': round(float(s.min()), 4),
@@ -174,14 +206,27 @@ def call_and_direction(name):
 
 def score_logs(paths, playout='adaptive', reference=DEFAULT_REFERENCE,
                work_dir=None, jobs=None, tool=None, full_decode=False,
-               min_partial_frames=MIN_PARTIAL_FRAMES):
+               min_partial_frames=MIN_PARTIAL_FRAMES, max_damaged=None,
+               modes=MODES):
     """Scores each frame log of paths (files or directories): a list of
     dicts, one per log, with the replay's counts and delays and the PESQ
     of its segments.  work_dir keeps the replay's output (else a temporary
-    directory); jobs: processes for PESQ (default: the cores)."""
+    directory); jobs: processes for PESQ (default: the cores).
+
+    max_damaged: score at most this many damaged segments per log, evenly
+    spaced in the order of their frames not played (damaged_sample), and
+    give each damaged segment not scored the score of the nearest scored
+    one in that order (the result's 'estimated' is then true); None (the
+    default): all.  modes: the PESQ modes, 'wb' and/or
+    'nb' (the other's figures are None)."""
     logs = collect_logs(paths)
     if not logs:
         raise QualityError('no frame logs given')
+    if max_damaged is not None and max_damaged < 1:
+        raise QualityError('max_damaged must be at least 1 (or None: all)')
+    modes = tuple(m for m in MODES if m in modes)
+    if not modes:
+        raise QualityError(f'modes: give some of {", ".join(MODES)}')
     tmp = None
     if work_dir is None:
         tmp = tempfile.TemporaryDirectory(prefix='trace-quality-')
@@ -201,58 +246,83 @@ def score_logs(paths, playout='adaptive', reference=DEFAULT_REFERENCE,
         def clean_score(m):
             if m not in clean_cache:
                 n = m * FRAME_SAMPLES
-                clean_cache[m] = pesq_scores(ref16[:n], clean16[:n])
+                clean_cache[m] = pesq_scores(ref16[:n], clean16[:n], modes)
             return clean_cache[m]
 
-        # Every damaged segment, scored in parallel.
+        # The damaged segments (all, or a sample of each log's), scored in
+        # parallel.
         files = []
         for s in summaries:
-            for d in s['damaged']:
-                if d['frames'] >= min(min_partial_frames,
-                                      s['frames_per_segment']):
-                    files.append(os.path.join(work_dir, d['file']))
+            scorable = [d for d in s['damaged']
+                        if d['frames'] >= min(min_partial_frames,
+                                              s['frames_per_segment'])]
+            for d in damaged_sample(scorable, max_damaged):
+                files.append(os.path.join(work_dir, d['file']))
         jobs = jobs or os.cpu_count() or 1
         if jobs > 1 and len(files) > 1:
             with concurrent.futures.ProcessPoolExecutor(
                     max_workers=jobs, initializer=_init_worker,
-                    initargs=(ref16,)) as pool:
+                    initargs=(ref16, modes)) as pool:
                 scored = dict(zip(files, pool.map(_score_file, files,
                                                   chunksize=4)))
         else:
-            _init_worker(ref16)
+            _init_worker(ref16, modes)
             scored = {f: _score_file(f) for f in files}
 
         results = []
         for s in summaries:
             results.append(_direction_result(s, work_dir, scored, clean_score,
-                                              min_partial_frames))
+                                              min_partial_frames, modes))
         return results
     finally:
         if tmp is not None:
             tmp.cleanup()
 
 
-def _direction_result(s, work_dir, scored, clean_score, min_partial_frames):
+def _rounded(x):
+    return None if x is None else round(x, 4)
+
+
+def _direction_result(s, work_dir, scored, clean_score, min_partial_frames,
+                      modes=MODES):
     L = s['frames_per_segment']
     damaged = {d['index']: d for d in s['damaged']}
-    wb, nb, weights, seg_detail = [], [], [], []
-    skipped = 0
+    # A damaged segment not scored (max_damaged) takes the score of the
+    # scored one nearest to it in the order of damage (damaged_sample): each
+    # scored segment stands for its stratum, about n / k segments.
+    ordered = _by_damage(s['damaged'])
+    rank_scored = [(r, scored[os.path.join(work_dir, d['file'])])
+                   for r, d in enumerate(ordered)
+                   if os.path.join(work_dir, d['file']) in scored]
+    estimate = {}
+    for r, d in enumerate(ordered):
+        if rank_scored:
+            estimate[d['index']] = min(rank_scored,
+                                       key=lambda x, r=r: abs(x[0] - r))[1]
+    scores = {m: [] for m in MODES}
+    weights, seg_detail = [], []
+    skipped = estimated = 0
     for i in range(s['segments']):
         m = L if i + 1 < s['segments'] else s['last_segment_frames']
         if m < min(min_partial_frames, L):
             skipped += 1
             continue
         if i in damaged:
-            sc = scored[os.path.join(work_dir, damaged[i]['file'])]
-            seg_detail.append({'index': i, 'frames': m,
-                               'lost': damaged[i]['lost'],
-                               'late': damaged[i]['late'],
-                               'pesq_wb': round(sc['wb'], 4),
-                               'pesq_nb': round(sc['nb'], 4)})
+            path = os.path.join(work_dir, damaged[i]['file'])
+            if path in scored:
+                sc = scored[path]
+                seg_detail.append({'index': i, 'frames': m,
+                                   'lost': damaged[i]['lost'],
+                                   'late': damaged[i]['late'],
+                                   'pesq_wb': _rounded(sc.get('wb')),
+                                   'pesq_nb': _rounded(sc.get('nb'))})
+            else:
+                sc = estimate[i]
+                estimated += 1
         else:
             sc = clean_score(m)
-        wb.append(sc['wb'])
-        nb.append(sc['nb'])
+        for mode in modes:
+            scores[mode].append(sc[mode])
         weights.append(m)
     call, direction = call_and_direction(s['name'])
     clean = clean_score(L)
@@ -263,12 +333,18 @@ def _direction_result(s, work_dir, scored, clean_score, min_partial_frames):
         'played': s['played'],
         'playout_delay_ms': s['playout_delay_ms'],
         'one_way_delay_ms': s['one_way_delay_ms'],
-        'segments': s['segments'], 'segments_scored': len(wb),
+        'burst_ratio': s.get('burst_ratio'),
+        'segments': s['segments'], 'segments_scored': len(weights),
         'segments_skipped': skipped,
         'damaged_segments': s['damaged_segments'],
-        'clean': {'pesq_wb': round(clean['wb'], 4),
-                  'pesq_nb': round(clean['nb'], 4)},
-        'pesq_wb': _stats(wb, weights), 'pesq_nb': _stats(nb, weights),
+        # Damaged segments scored for real, and given the mean of those
+        # (max_damaged): with estimated > 0 the figures are an estimate.
+        'damaged_scored': len(seg_detail), 'damaged_estimated': estimated,
+        'estimated': estimated > 0,
+        'clean': {'pesq_wb': _rounded(clean.get('wb')),
+                  'pesq_nb': _rounded(clean.get('nb'))},
+        'pesq_wb': _stats(scores['wb'], weights),
+        'pesq_nb': _stats(scores['nb'], weights),
         'damaged': seg_detail,
     }
 
@@ -334,6 +410,12 @@ def main(argv=None):
     parser.add_argument('--tool', help='donar-quality-replay to run')
     parser.add_argument('--full-decode', action='store_true',
                         help='decode each call whole (slower)')
+    parser.add_argument('--max-damaged', type=int, metavar='K',
+                        help='score at most K damaged segments per log, '
+                        'evenly spaced by damage; each other takes the '
+                        'score of the nearest (an estimate; default: all)')
+    parser.add_argument('--modes', default='wb,nb',
+                        help='PESQ modes: wb, nb or wb,nb (the default)')
     parser.add_argument('--json', action='store_true',
                         help='one JSON document with a summary')
     args = parser.parse_args(argv)
@@ -341,7 +423,9 @@ def main(argv=None):
         results = score_logs(args.logs, playout=args.playout,
                              reference=args.reference,
                              work_dir=args.work_dir, jobs=args.jobs,
-                             tool=args.tool, full_decode=args.full_decode)
+                             tool=args.tool, full_decode=args.full_decode,
+                             max_damaged=args.max_damaged,
+                             modes=tuple(args.modes.split(',')))
     except (QualityError, OSError) as e:
         print(f'trace_quality.py: {e}', file=sys.stderr)
         return 1

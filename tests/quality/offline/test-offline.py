@@ -162,6 +162,49 @@ def case_pesq(tmp):
           abs(whole['nb'] - seg_nb) < 0.02, f'{whole} vs {seg_wb} {seg_nb}')
 
 
+def case_sample(tmp):
+    # --max-damaged: 4 damaged segments of 6, with 2 to 25 frames lost.
+    # K >= 4 scores them all (the full result, exactly); K = 2 scores 2
+    # and estimates the others, close to the full mean.
+    holes = {0: (100, 102), 1: (400, 425), 3: (900, 905), 4: (1200, 1212)}
+
+    def delay(i):
+        return None if any(a <= i < b for a, b in holes.values()) else 100
+    log = os.path.join(tmp, 'holes.csv')
+    write_log(log, 6 * LOOP, delay)
+
+    def score(k):
+        (r,) = tq.score_logs([log], tool=REPLAY, jobs=1, max_damaged=k,
+                             work_dir=os.path.join(tmp, f'work{k}'))
+        return r
+    full = score(None)
+    check(full['damaged_segments'] == sorted(holes) and
+          full['damaged_scored'] == 4 and not full['estimated'], str(full))
+    for k in (4, 9):
+        r = score(k)
+        check(not r['estimated'] and r['damaged_scored'] == 4 and
+              r['pesq_wb'] == full['pesq_wb'] and
+              r['pesq_nb'] == full['pesq_nb'], f'K={k}: {r} vs {full}')
+    r2 = score(2)
+    print(f"full wb {full['pesq_wb']['mean']}, 2 of 4 scored "
+          f"{r2['pesq_wb']['mean']}")
+    check(r2['estimated'] and r2['damaged_scored'] == 2 and
+          r2['damaged_estimated'] == 2, str(r2))
+    # The 2 scored: by frames lost the order is segments 0 (2), 3 (5),
+    # 4 (12), 1 (25); evenly spaced, the 2nd and the 4th.
+    check([d['index'] for d in r2['damaged']] == [1, 3], str(r2['damaged']))
+    for mode in ('pesq_wb', 'pesq_nb'):
+        check(abs(r2[mode]['mean'] - full[mode]['mean']) < 0.15,
+              f'{mode}: {r2[mode]} vs {full[mode]}')
+    r1 = score(1)
+    check(r1['damaged_scored'] == 1 and r1['estimated'], str(r1))
+    # Wide band only: the same wide-band figures, no narrow band.
+    (wb,) = tq.score_logs([log], tool=REPLAY, jobs=1, max_damaged=2,
+                          modes=('wb',), work_dir=os.path.join(tmp, 'wb'))
+    check(wb['pesq_wb'] == r2['pesq_wb'] and wb['pesq_nb']['mean'] is None
+          and wb['clean']['pesq_nb'] is None, str(wb))
+
+
 def expect_error(tmp, args, *needles):
     proc = subprocess.run([REPLAY, '--out-dir', os.path.join(tmp, 'e'),
                            *args], capture_output=True, text=True,
@@ -233,7 +276,7 @@ def case_donar_sim(tmp):
 
 CASES = {'flat': case_flat, 'hole': case_hole, 'static-late':
          case_static_late, 'pesq': case_pesq, 'errors': case_errors,
-         'donar-sim': case_donar_sim}
+         'donar-sim': case_donar_sim, 'sample': case_sample}
 
 with tempfile.TemporaryDirectory(prefix='test-offline-') as d:
     CASES[CASE](d)
