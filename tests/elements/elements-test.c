@@ -44,3 +44,34 @@ elements_test_finish (int ret, gboolean check_leaks)
     g_print ("# leaks tracer: nothing left alive\n");
   return ret;
 }
+
+GstMessage *
+elements_test_wait_message (GstElement * pipeline, const gchar * name,
+    GstClockTime timeout)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  gint64 deadline = g_get_monotonic_time () + timeout / GST_USECOND;
+  GstMessage *found = NULL;
+
+  while (found == NULL && g_get_monotonic_time () < deadline) {
+    GstMessage *msg = gst_bus_timed_pop_filtered (bus, 50 * GST_MSECOND,
+        GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT);
+
+    if (msg == NULL)
+      continue;
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+      GError *error = NULL;
+      gchar *debug = NULL;
+
+      gst_message_parse_error (msg, &error, &debug);
+      g_error ("%s: %s (%s)", GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)),
+          error->message, debug);
+    }
+    if (gst_message_has_name (msg, name))
+      found = msg;
+    else
+      gst_message_unref (msg);
+  }
+  gst_object_unref (bus);
+  return found;
+}

@@ -13,6 +13,10 @@ G_BEGIN_DECLS
 gboolean elements_test_init (int *argc, char ***argv);
 /* gst_deinit (), where the leaks tracer reports; returns ret. */
 int elements_test_finish (int ret, gboolean check_leaks);
+/* The element message `name` on pipeline's bus within timeout (the caller
+ * unrefs it), or NULL; an error message on the way fails the test. */
+GstMessage *elements_test_wait_message (GstElement * pipeline,
+    const gchar * name, GstClockTime timeout);
 
 G_END_DECLS
 

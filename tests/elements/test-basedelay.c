@@ -237,37 +237,6 @@ make_end (const gchar * call, const gchar * tor_control, const gchar * address)
   return pipeline;
 }
 
-static GstMessage *
-wait_element_message (GstElement * pipeline, const gchar * name,
-    gint64 timeout_us)
-{
-  GstBus *bus = gst_element_get_bus (pipeline);
-  gint64 deadline = g_get_monotonic_time () + timeout_us;
-  GstMessage *found = NULL;
-
-  while (found == NULL && g_get_monotonic_time () < deadline) {
-    GstMessage *msg = gst_bus_timed_pop_filtered (bus, 50 * GST_MSECOND,
-        GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT);
-
-    if (msg == NULL)
-      continue;
-    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-      GError *error = NULL;
-      gchar *debug = NULL;
-
-      gst_message_parse_error (msg, &error, &debug);
-      g_error ("%s: %s (%s)", GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)),
-          error->message, debug);
-    }
-    if (gst_message_has_name (msg, name))
-      found = msg;
-    else
-      gst_message_unref (msg);
-  }
-  gst_object_unref (bus);
-  return found;
-}
-
 static void
 check_no_error (GstElement * pipeline)
 {
@@ -306,8 +275,8 @@ run_call (const gchar * tor_control, gdouble base[2], gdouble one_way[2])
   watch (ends[0], "src", "src", &times[0], times[0].received);
   g_assert_cmpint (gst_element_set_state (ends[0], GST_STATE_PLAYING), !=,
       GST_STATE_CHANGE_FAILURE);
-  msg = wait_element_message (ends[0], "donar-call-address",
-      20 * G_USEC_PER_SEC);
+  msg = elements_test_wait_message (ends[0], "donar-call-address",
+      20 * GST_SECOND);
   g_assert_nonnull (msg);
   address = g_strdup (gst_structure_get_string (gst_message_get_structure
           (msg), "address"));

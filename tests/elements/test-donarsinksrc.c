@@ -30,39 +30,6 @@ on_handoff (GstElement * fakesink, GstBuffer * buffer, GstPad * pad,
   g_atomic_int_inc (&counter->count);
 }
 
-/* Fails on an error; returns the next element message of that name, or
- * NULL at the deadline.  Warnings (links closing) are allowed. */
-static GstMessage *
-wait_element_message (GstElement * pipeline, const gchar * name,
-    GstClockTime timeout)
-{
-  GstBus *bus = gst_element_get_bus (pipeline);
-  gint64 deadline = g_get_monotonic_time () + timeout / GST_USECOND;
-  GstMessage *found = NULL;
-
-  while (found == NULL && g_get_monotonic_time () < deadline) {
-    GstMessage *msg = gst_bus_timed_pop_filtered (bus, 50 * GST_MSECOND,
-        GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT);
-
-    if (msg == NULL)
-      continue;
-    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-      GError *error = NULL;
-      gchar *debug = NULL;
-
-      gst_message_parse_error (msg, &error, &debug);
-      g_error ("%s: %s (%s)", GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)),
-          error->message, debug);
-    }
-    if (gst_message_has_name (msg, name))
-      found = msg;
-    else
-      gst_message_unref (msg);
-  }
-  gst_object_unref (bus);
-  return found;
-}
-
 /* Drains the bus, failing on an error; counts the donar-stats messages. */
 static guint
 drain_bus (GstElement * pipeline)
@@ -181,7 +148,8 @@ run_duplex_call (const gchar * tor_control, gint frames,
   callee = make_end ("callee", tor_control, NULL, 440, &at_callee);
   g_assert_cmpint (gst_element_set_state (callee, GST_STATE_PLAYING), !=,
       GST_STATE_CHANGE_FAILURE);
-  msg = wait_element_message (callee, "donar-call-address", setup_timeout);
+  msg =
+      elements_test_wait_message (callee, "donar-call-address", setup_timeout);
   g_assert_nonnull (msg);
   address = gst_structure_get_string (gst_message_get_structure (msg),
       "address");
@@ -198,7 +166,7 @@ run_duplex_call (const gchar * tor_control, gint frames,
   g_free (addr);
   g_assert_cmpint (gst_element_set_state (caller, GST_STATE_PLAYING), !=,
       GST_STATE_CHANGE_FAILURE);
-  msg = wait_element_message (caller, "donar-ready", setup_timeout);
+  msg = elements_test_wait_message (caller, "donar-ready", setup_timeout);
   g_assert_nonnull (msg);
   gst_message_unref (msg);
 
@@ -394,7 +362,7 @@ test_bad_buffers (void)
   in = gst_bin_get_by_name (GST_BIN (pipeline), "in");
   g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
       GST_STATE_CHANGE_FAILURE);
-  msg = wait_element_message (pipeline, "donar-ready", SETUP_TIMEOUT);
+  msg = elements_test_wait_message (pipeline, "donar-ready", SETUP_TIMEOUT);
   g_assert_nonnull (msg);
   gst_message_unref (msg);
 
