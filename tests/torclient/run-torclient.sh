@@ -54,7 +54,8 @@ trap 'exit 130' INT TERM
 t0=$(date +%s.%N)
 eval "$("$network" start "$work/net")"
 echo "private network ready in $TOR_READY_SECONDS s"
-export TOR_SOCKS_PORT TOR_CONTROL_PORT TOR_COOKIE TOR_TORRC_INCLUDE
+export TOR_SOCKS_PORT TOR_SOCKS_EXTENDED_PORT TOR_CONTROL_PORT TOR_COOKIE
+export TOR_TORRC_INCLUDE
 export TORCLIENT_PIDS_FILE=$pids_file
 # The launcher's data directories go under $work, so nothing survives it.
 mkdir -m 700 "$work/tmp"

@@ -26,6 +26,7 @@ static struct
 {
   guint16 control_port;
   guint16 socks_port;
+  guint16 socks_extended_port;  /* with ExtendedErrors */
   const gchar *cookie;
   const gchar *torrc_include;
   const gchar *pids_file;
@@ -610,6 +611,7 @@ exchange (GSocket * listener, GSocket * caller, GByteArray * early_data)
   g_autoptr (GError) error = NULL;
   g_autofree guint8 *sent = g_malloc (EXCHANGE_BYTES);
   g_autofree guint8 *received = g_malloc (EXCHANGE_BYTES);
+  gboolean ok;
 
   callee = g_socket_accept (listener, NULL, &error);
   g_assert_no_error (error);
@@ -620,18 +622,18 @@ exchange (GSocket * listener, GSocket * caller, GByteArray * early_data)
           &error));
   g_assert_cmpuint (early_data->len, <=, EXCHANGE_BYTES);
   memcpy (received, early_data->data, early_data->len);
-  g_assert_true (torclient_test_receive_all (caller,
-          received + early_data->len, EXCHANGE_BYTES - early_data->len,
-          &error));
+  ok = torclient_test_receive_all (caller, received + early_data->len,
+      EXCHANGE_BYTES - early_data->len, &error);
   g_assert_no_error (error);
+  g_assert_true (ok);
   g_assert_cmpmem (sent, EXCHANGE_BYTES, received, EXCHANGE_BYTES);
 
   fill (sent, EXCHANGE_BYTES, 2);
   g_assert_true (torclient_test_send_all (caller, sent, EXCHANGE_BYTES,
           &error));
-  g_assert_true (torclient_test_receive_all (callee, received,
-          EXCHANGE_BYTES, &error));
+  ok = torclient_test_receive_all (callee, received, EXCHANGE_BYTES, &error);
   g_assert_no_error (error);
+  g_assert_true (ok);
   g_assert_cmpmem (sent, EXCHANGE_BYTES, received, EXCHANGE_BYTES);
 }
 
@@ -800,7 +802,7 @@ dial_refused (const gchar * service_id, DonarSocksError expected)
     g_autoptr (GError) error = NULL;
     g_autoptr (GByteArray) early_data = g_byte_array_new ();
     DonarSocksError socks_error = DONAR_SOCKS_OK;
-    GSocket *socket = torclient_test_socks_dial (net.socks_port,
+    GSocket *socket = torclient_test_socks_dial (net.socks_extended_port,
         "donar-auth", host, VIRTUAL_PORT, early_data, &socks_error, &error);
 
     g_assert_null (socket);
@@ -1032,6 +1034,7 @@ main (int argc, char **argv)
 
   net.control_port = env_port ("TOR_CONTROL_PORT");
   net.socks_port = env_port ("TOR_SOCKS_PORT");
+  net.socks_extended_port = env_port ("TOR_SOCKS_EXTENDED_PORT");
   net.cookie = g_getenv ("TOR_COOKIE");
   net.torrc_include = g_getenv ("TOR_TORRC_INCLUDE");
   net.pids_file = g_getenv ("TORCLIENT_PIDS_FILE");
