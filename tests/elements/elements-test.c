@@ -1,6 +1,8 @@
 /* The common main () of the element tests (elements-test.h). */
 #include "elements-test.h"
 
+#include <glib/gstdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,4 +76,58 @@ elements_test_wait_message (GstElement * pipeline, const gchar * name,
   }
   gst_object_unref (bus);
   return found;
+}
+
+gboolean
+elements_test_torsim_start (ElementsTestTorsim * torsim, const gchar * name)
+{
+  const gchar *binary = g_getenv ("DONAR_TORSIM");
+  g_autofree gchar *template = g_strdup_printf ("%s-XXXXXX", name);
+  g_autofree gchar *port_file = NULL;
+  g_autofree gchar *contents = NULL;
+  GError *error = NULL;
+  gchar **lines;
+  gint64 deadline;
+
+  memset (torsim, 0, sizeof *torsim);
+  if (binary == NULL) {
+    g_test_skip ("DONAR_TORSIM not set");
+    return FALSE;
+  }
+  torsim->dir = g_dir_make_tmp (template, &error);
+  g_assert_no_error (error);
+  port_file = g_build_filename (torsim->dir, "ports", NULL);
+  torsim->process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE,
+      &error, binary, "--port-file", port_file, "--publish-ms", "500", NULL);
+  g_assert_no_error (error);
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (!g_file_get_contents (port_file, &contents, NULL, NULL) &&
+      g_get_monotonic_time () < deadline)
+    g_usleep (20 * 1000);
+  g_assert_nonnull (contents);
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    if (g_str_has_prefix (lines[i], "CONTROL_PORT="))
+      torsim->control = g_strdup (lines[i] + strlen ("CONTROL_PORT="));
+  g_strfreev (lines);
+  g_assert_nonnull (torsim->control);
+  g_print ("# donar-torsim pid %s, control port %s\n",
+      g_subprocess_get_identifier (torsim->process), torsim->control);
+  return TRUE;
+}
+
+void
+elements_test_torsim_stop (ElementsTestTorsim * torsim)
+{
+  g_autofree gchar *port_file = g_build_filename (torsim->dir, "ports",
+      NULL);
+
+  g_subprocess_send_signal (torsim->process, SIGTERM);
+  g_subprocess_wait (torsim->process, NULL, NULL);
+  g_object_unref (torsim->process);
+  g_unlink (port_file);
+  g_rmdir (torsim->dir);
+  g_free (torsim->dir);
+  g_free (torsim->control);
+  memset (torsim, 0, sizeof *torsim);
 }

@@ -4,6 +4,7 @@
 #ifndef ELEMENTS_TEST_H
 #define ELEMENTS_TEST_H
 
+#include <gio/gio.h>
 #include <gst/gst.h>
 
 G_BEGIN_DECLS
@@ -17,6 +18,21 @@ int elements_test_finish (int ret, gboolean check_leaks);
  * unrefs it), or NULL; an error message on the way fails the test. */
 GstMessage *elements_test_wait_message (GstElement * pipeline,
     const gchar * name, GstClockTime timeout);
+
+/* A donar-torsim of $DONAR_TORSIM on free ports (--publish-ms 500): its
+ * process, and its control port in *control; NULL (the test skipped) when
+ * DONAR_TORSIM is not set. */
+typedef struct
+{
+  GSubprocess *process;
+  gchar *dir;
+  gchar *control;
+} ElementsTestTorsim;
+
+gboolean elements_test_torsim_start (ElementsTestTorsim * torsim,
+    const gchar * name);
+/* SIGTERM, wait, and its files removed. */
+void elements_test_torsim_stop (ElementsTestTorsim * torsim);
 
 G_END_DECLS
 

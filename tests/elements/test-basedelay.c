@@ -336,48 +336,13 @@ test_direct_call (void)
 static void
 test_torsim_call (void)
 {
-  const gchar *torsim = g_getenv ("DONAR_TORSIM");
-  g_autofree gchar *dir = NULL;
-  g_autofree gchar *port_file = NULL;
-  g_autofree gchar *contents = NULL;
-  g_autofree gchar *control = NULL;
-  GSubprocess *process;
-  GError *error = NULL;
-  gchar **lines;
-  gint64 deadline;
+  ElementsTestTorsim torsim;
   gdouble base[2], one_way[2];
 
-  if (torsim == NULL) {
-    g_test_skip ("DONAR_TORSIM not set");
+  if (!elements_test_torsim_start (&torsim, "basedelay"))
     return;
-  }
-  dir = g_dir_make_tmp ("basedelay-XXXXXX", &error);
-  g_assert_no_error (error);
-  port_file = g_build_filename (dir, "ports", NULL);
-  process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE, &error,
-      torsim, "--port-file", port_file, "--publish-ms", "500", NULL);
-  g_assert_no_error (error);
-  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-  while (!g_file_get_contents (port_file, &contents, NULL, NULL) &&
-      g_get_monotonic_time () < deadline)
-    g_usleep (20 * 1000);
-  g_assert_nonnull (contents);
-  lines = g_strsplit (contents, "\n", -1);
-  for (guint i = 0; lines[i]; i++)
-    if (g_str_has_prefix (lines[i], "CONTROL_PORT="))
-      control = g_strdup (lines[i] + strlen ("CONTROL_PORT="));
-  g_strfreev (lines);
-  g_assert_nonnull (control);
-  g_print ("# donar-torsim pid %s, control port %s\n",
-      g_subprocess_get_identifier (process), control);
-
-  run_call (control, base, one_way);
-
-  g_subprocess_send_signal (process, SIGTERM);
-  g_subprocess_wait (process, NULL, NULL);
-  g_object_unref (process);
-  g_unlink (port_file);
-  g_rmdir (dir);
+  run_call (torsim.control, base, one_way);
+  elements_test_torsim_stop (&torsim);
   /* The model's one-way delays are a hundred ms and more.  Half a round
    * trip sampled once per link, as it opened, is near the fastest frame's
    * one-way delay, a little above it (one sample's jitter against the
