@@ -21,7 +21,7 @@
  * in time (docs/evaluation.md's measure, with the jitter buffer's delay
  * counted).  docs/jitterbuffer.md. */
 #include "donar-playout.h"
-#include "frame-log.h"
+#include "frame-log-playout.h"
 
 #include <errno.h>
 #include <math.h>
@@ -112,113 +112,33 @@ play_constant (const Trace * t, gint64 delay_us, gint64 deadline_us,
   }
 }
 
-typedef struct
-{
-  gint64 since_us, offset_us;
-} Change;
-
-typedef struct
-{
-  guint index;
-  gint64 send_us, arrival_us;
-} Arrival;
-
-static int
-cmp_arrival (const void *a, const void *b)
-{
-  const Arrival *x = a, *y = b;
-
-  if (x->arrival_us != y->arrival_us)
-    return x->arrival_us < y->arrival_us ? -1 : 1;
-  return x->send_us < y->send_us ? -1 : x->send_us > y->send_us;
-}
-
 /* The estimator fed in arrival order; then each frame is played at the
  * first time t >= send + O(t), O(t) the offset in force at t. */
 static void
 play_adaptive (const Trace * t, const DonarPlayoutConfig * config,
     gboolean base_known, gint64 deadline_us, DirResult * r)
 {
-  DonarPlayout *p = donar_playout_new (config);
-  Arrival *arr = g_new (Arrival, t->n);
-  GArray *changes = g_array_new (FALSE, FALSE, sizeof (Change));
-  guint m = 0, k = 0;
-  gint64 floor_us = G_MAXINT64;
-  DonarPlayoutStats st;
+  gint64 *due = g_new (gint64, t->n);
+  gboolean any;
 
   memset (r, 0, sizeof *r);
-  for (guint i = 0; i < t->n; i++)
-    if (t->arrival_us[i] != LOST) {
-      arr[m].index = i;
-      arr[m].send_us = t->send_us[i];
-      arr[m].arrival_us = t->arrival_us[i];
-      m++;
-      floor_us = MIN (floor_us, t->arrival_us[i] - t->send_us[i]);
-    }
-  qsort (arr, m, sizeof *arr, cmp_arrival);
-
-  for (guint j = 0; j < m; j++) {
-    gint64 offset;
-    Change *last = changes->len ?
-        &g_array_index (changes, Change, changes->len - 1) : NULL;
-
-    donar_playout_push (p, arr[j].send_us, arr[j].arrival_us);
-    if (base_known) {
-      /* One clock: the relative base is the absolute one. */
-      donar_playout_get_stats (p, &st);
-      donar_playout_set_base_delay (p, st.base_us);
-    }
-    donar_playout_get_offset (p, &offset);
-    if (last && last->since_us == arr[j].arrival_us) {
-      last->offset_us = offset;
-    } else if (!last || last->offset_us != offset) {
-      Change change;
-
-      change.since_us = arr[j].arrival_us;
-      change.offset_us = offset;
-      g_array_append_val (changes, change);
-    }
-  }
-  donar_playout_get_stats (p, &st);
-  r->estimator_late = st.late;
-
+  any = frame_log_playout_adaptive (t, config, base_known, due,
+      &r->estimator_late);
   for (guint i = 0; i < t->n; i++) {
-    gint64 due = 0;
-
     r->frames++;
-    if (changes->len == 0) {
+    if (!any) {
       r->lost++;
       continue;
     }
-    /* Start at the last change before send + floor (no offset was below
-     * the smallest delay), then find the first interval where it is due. */
-    while (k > 0 &&
-        g_array_index (changes, Change, k).since_us > t->send_us[i] + floor_us)
-      k--;
-    while (k + 1 < changes->len &&
-        g_array_index (changes, Change, k + 1).since_us <=
-        t->send_us[i] + floor_us)
-      k++;
-    for (guint c = k; c < changes->len; c++) {
-      const Change *ch = &g_array_index (changes, Change, c);
-
-      due = MAX (ch->since_us, t->send_us[i] + ch->offset_us);
-      if (c + 1 == changes->len ||
-          due < g_array_index (changes, Change, c + 1).since_us)
-        break;
-    }
-    r->delay_sum_us += due - t->send_us[i];
+    r->delay_sum_us += due[i] - t->send_us[i];
     if (t->arrival_us[i] == LOST)
       r->lost++;
-    else if (t->arrival_us[i] > due)
+    else if (t->arrival_us[i] > due[i])
       r->late++;
-    else if (due - t->send_us[i] <= deadline_us)
+    else if (due[i] - t->send_us[i] <= deadline_us)
       r->in_time++;
   }
-
-  g_array_free (changes, TRUE);
-  g_free (arr);
-  donar_playout_free (p);
+  g_free (due);
 }
 
 typedef struct
