@@ -69,7 +69,7 @@ on_pending_readable (struct bufferevent *bev, gpointer user_data)
   rtt_us = now - pending->accepted_at;
   pending->bev = NULL;
   drop_pending (pending);
-  donar_link_set_nodelay (bev);
+  donar_link_tune_socket (bev);
   donar_link_take_connection (&engine->links[index], bev, now, rtt_us);
 out:
   donar_link_engine_unlock (engine);

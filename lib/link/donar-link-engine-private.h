@@ -143,7 +143,7 @@ gboolean donar_link_socks_read (DonarLink * link, const guint8 ** data,
 gboolean donar_link_engine_listen (DonarLinkEngine * engine, GError ** error);
 void donar_link_engine_drop_pending (DonarLinkEngine * engine);
 
-void donar_link_set_nodelay (struct bufferevent *bev);
+void donar_link_tune_socket (struct bufferevent *bev);
 
 G_END_DECLS
 

@@ -13,18 +13,25 @@
  * two records, so that the queue (and its dropping of the oldest) is where
  * a stalled link's backlog waits. */
 #define OUTPUT_HIGH (2 * DONAR_CELL_PAYLOAD)
+/* The kernel's send buffer of a link, which Linux doubles for its own
+ * accounting: a second of one busy link's records.  Left to autotuning it
+ * grows to megabytes, minutes of records that a stalled circuit would hold
+ * without the queue ever filling, so no stall would be seen. */
+#define LINK_SNDBUF (8 * 1024)
 #define READ_CHUNK 4096
 
 void
-donar_link_set_nodelay (struct bufferevent *bev)
+donar_link_tune_socket (struct bufferevent *bev)
 {
-  int one = 1;
+  int one = 1, sndbuf = LINK_SNDBUF;
   evutil_socket_t fd = bufferevent_getfd (bev);
 
+  if (fd < 0)
+    return;
   /* A record must leave at once: Nagle would hold a 40-ms frame back for
    * the acknowledgement of the previous one. */
-  if (fd >= 0)
-    setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  setsockopt (fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
 }
 
 void
@@ -233,7 +240,7 @@ on_link_event (struct bufferevent *bev, short what, gpointer user_data)
   if (link->bev != bev) {
     /* A late event of a connection already replaced. */
   } else if (what & BEV_EVENT_CONNECTED) {
-    donar_link_set_nodelay (bev);
+    donar_link_tune_socket (bev);
     if (link->engine->settings.socks_port == 0) {
       donar_link_open (link, now);
     } else {

@@ -19,9 +19,15 @@
 #      the callee's onion with its connection.  The callee says so at once
 #      (tor-lost), goes on over its open links, and exits with status 1
 #      and the error in its JSON; the caller, whose tor still runs, only
-#      warns; a new caller gets a clear error and status 1 at once.
+#      warns; a new caller gets a clear error and status 1 at once;
+#   D  circuits that never drain: every stream of the call frozen
+#      (DONAR-FREEZE, as when a relay hangs), over a torsim that constrains
+#      its sockets' buffers as tor's ConstrainedSockets does.  Each end
+#      closes and counts the links whose queues stay full (stalls,
+#      records_dropped), the caller dials them again over new circuits, the
+#      call goes on, and memory stays flat.
 #
-# Everything started is stopped by PID, also on failure.  About 35 s.
+# Everything started is stopped by PID, also on failure.  About 55 s.
 #
 #   run-faults.sh DONAR_TORSIM DONAR_CALL PYTHON
 set -euo pipefail
@@ -32,7 +38,7 @@ python=$3
 work=$(mktemp -d "${TMPDIR:-/tmp}/donar-torsim-faults.XXXXXX")
 source "$(dirname "$0")/processes.sh"
 logs=()
-for s in a b c; do
+for s in a b c d; do
   logs+=("torsim-$s.log" "callee-$s.log" "caller-$s.log" "callee-$s.json"
     "caller-$s.json")
 done
@@ -80,19 +86,25 @@ wait_exit () {
   wait "$1" || exit_status=$?
 }
 
-wait_for_line () {
-  for _ in $(seq 1 300); do
-    grep -q "$2" "$1" 2>/dev/null && return 0
+# wait_for_line_within SECONDS FILE PATTERN
+wait_for_line_within () {
+  for _ in $(seq 1 $(($1 * 10))); do
+    grep -q "$3" "$2" 2>/dev/null && return 0
     sleep 0.1
   done
-  echo "no '$2' in $1 in 30 s" >&2
+  echo "no '$3' in $2 in $1 s" >&2
   return 1
+}
+
+wait_for_line () {
+  wait_for_line_within 30 "$@"
 }
 
 start_torsim a --seed 3 --links 32
 start_torsim b --seed 4 --max-pending "$max_pending"
 start_torsim c --seed 5
-for s in a b c; do
+start_torsim d --seed 6 --links 32 --constrained-sock-size 8192
+for s in a b c d; do
   wait_for_file "$work/ports-$s"
   eval "$(sed -n "s/^\(SOCKS_PORT\|CONTROL_PORT\)=/\1_$s=/p" "$work/ports-$s")"
 done
@@ -122,12 +134,20 @@ caller () {
 callee a 24
 callee b 40
 callee c 12
-for s in a b c; do wait_for_file "$work/address-$s"; done
+callee d 56
+for s in a b c d; do wait_for_file "$work/address-$s"; done
 caller a 18
 caller b 30 --peer-timeout 3
 caller c 8
-for s in a b c; do wait_for_line "$work/caller-$s.log" all-links-up; done
+caller d 50
+for s in a b c d; do wait_for_line "$work/caller-$s.log" all-links-up; done
 sleep 1
+
+# D: the circuits of the 12 links stop forwarding, for good.
+reply=$(control "$CONTROL_PORT_d" DONAR-FREEZE)
+echo "torsim d: $(echo "$reply" | tr '\n' ' ')" >&2
+echo "$reply" | grep -q "^250 FROZEN=12"
+rss_frozen=$(rss "$caller_pid_d")
 
 # B: the callee stops reading for 7 s, while the faults of A and C go on.
 # torsim's buffers are sampled meanwhile, and the caller's memory.
@@ -253,9 +273,16 @@ rss_later=$(rss "$caller_pid_b")
 echo "caller b: VmRSS $rss_gone kB, then $rss_later kB while redialing" >&2
 [ $((rss_later - rss_gone)) -lt 4096 ]
 
+# D: the caller's stalled links are closed and dialed again; its memory
+# stays flat meanwhile.
+wait_for_line_within 45 "$work/caller-d.log" "stalled: its queue stayed full"
+rss_stalled=$(rss "$caller_pid_d")
+echo "caller d: VmRSS $rss_frozen kB at the freeze, $rss_stalled kB after a stall" >&2
+[ $((rss_stalled - rss_frozen)) -lt 4096 ]
+
 wait_exit "$stranger_pid" 20
 echo "stranger: exit status $exit_status" >&2
-for s in a b c; do
+for s in a b c d; do
   for who in caller callee; do
     [ "$s$who" = bcallee ] && continue
     pid=${who}_pid_$s
@@ -267,6 +294,7 @@ done
 [ "$caller_status_a" -eq 0 ] && [ "$callee_status_a" -eq 0 ]
 [ "$caller_status_b" -eq 0 ]
 [ "$caller_status_c" -eq 0 ]
+[ "$caller_status_d" -eq 0 ] && [ "$callee_status_d" -eq 0 ]
 [ "$callee_status_c" -eq 1 ] || { echo "callee c: exit status $callee_status_c, not 1" >&2; exit 1; }
 grep -q "tor-lost: .*onion service" "$work/callee-c.log"
 grep -q "tor-lost: " "$work/caller-c.log"
@@ -320,5 +348,20 @@ check(callee_c["tor_lost"] is not None and "onion service" in callee_c["tor_lost
       "callee c: tor_lost is %r" % callee_c["tor_lost"])
 check(caller_c["tor_lost"] is not None, "caller c: no tor_lost warning")
 unharmed("caller c", caller_c)
+
+# D: both ends closed and counted stalled links, dropping their oldest
+# records; the caller dialed new circuits and the call went on: the 2 s
+# before the freeze give about 75 frames, so most of these came after it.
+for name in ("caller-d.json", "callee-d.json"):
+    r = load(name)
+    check(r["stalls"] >= 1 and r["records_dropped"] >= 1,
+          "%s: %d stalls, %d records dropped" % (name, r["stalls"], r["records_dropped"]))
+    check(r["link_downs"] >= r["stalls"],
+          "%s: %d stalls but %d links down" % (name, r["stalls"], r["link_downs"]))
+caller_d = load("caller-d.json")
+check(caller_d["connections_opened"] >= 12 + caller_d["stalls"],
+      "caller d: %d connections for %d stalls" % (caller_d["connections_opened"], caller_d["stalls"]))
+check(caller_d["frames_received"] >= 300,
+      "caller d: only %d frames received: the call did not go on" % caller_d["frames_received"])
 sys.exit(0 if ok else 1)
 PY

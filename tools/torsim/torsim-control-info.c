@@ -1,7 +1,7 @@
 /* GETINFO, SETEVENTS, SETCONF and SIGNAL (control-spec 3.1, 3.4, 3.7,
  * 3.9) as far as DONAR needs them, and torsim's own fault hooks for tests:
- * DONAR-FAIL-LINK, DONAR-CUT, DONAR-STATS and DONAR-CLOSE-CONTROLS (not
- * tor's). */
+ * DONAR-FAIL-LINK, DONAR-CUT, DONAR-STATS, DONAR-CLOSE-CONTROLS and
+ * DONAR-FREEZE (not tor's). */
 #include "torsim.h"
 
 #include <string.h>
@@ -301,4 +301,17 @@ torsim_command_close_controls (TorsimControl * c, const char *args)
   for (GList * l = others; l != NULL; l = l->next)
     torsim_control_close (l->data);
   torsim_control_write (c, "250 OK");
+}
+
+/* The circuits of the open streams stop forwarding, as when a relay on
+ * them hangs: nothing is read from either end again, so each end's writes
+ * back up until it gives the stream up.  New streams are served. */
+void
+torsim_command_freeze (TorsimControl * c, const char *args)
+{
+  gchar *reply = g_strdup_printf ("250 FROZEN=%u",
+      torsim_streams_freeze (torsim_control_torsim (c)));
+
+  torsim_control_write (c, reply);
+  g_free (reply);
 }

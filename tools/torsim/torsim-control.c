@@ -252,6 +252,7 @@ static const CommandEntry after_auth[] = {
   {"DONAR-CUT", torsim_command_cut},
   {"DONAR-STATS", torsim_command_stats},
   {"DONAR-CLOSE-CONTROLS", torsim_command_close_controls},
+  {"DONAR-FREEZE", torsim_command_freeze},
   {NULL, NULL}
 };
 

@@ -9,6 +9,9 @@
 #define DEFAULT_MAX_PENDING (1024 * 1024)
 #define MIN_MAX_PENDING 4096
 #define MAX_MAX_PENDING (64 * 1024 * 1024)
+/* tor's bounds of ConstrainedSockSize. */
+#define MIN_SOCK_SIZE 2048
+#define MAX_SOCK_SIZE 262144
 
 static gboolean
 parse_unsigned (const char *option, const char *text, guint64 min,
@@ -77,6 +80,7 @@ torsim_options_parse (TorsimOptions * options, int *argc, char ***argv,
   g_autofree gchar *socks_port = NULL, *control_port = NULL;
   g_autofree gchar *security = NULL, *seed = NULL, *links = NULL;
   g_autofree gchar *publish_ms = NULL, *max_pending = NULL;
+  g_autofree gchar *sock_size = NULL;
   g_auto (GStrv) sets = NULL;
   DonarSecurity sec = DONAR_SECURITY_DEFAULT;
   guint64 value;
@@ -105,6 +109,10 @@ torsim_options_parse (TorsimOptions * options, int *argc, char ***argv,
     {"max-pending", 0, 0, G_OPTION_ARG_STRING, &max_pending,
         "Bytes in flight per stream and direction before reading stops "
           "(default 1048576)", "BYTES"},
+    {"constrained-sock-size", 0, 0, G_OPTION_ARG_STRING, &sock_size,
+        "As tor's ConstrainedSockets 1 with ConstrainedSockSize BYTES: "
+          "the kernel buffers of every stream's sockets (2048 to 262144; "
+          "default: the kernel's)", "BYTES"},
     {"verbose", 'v', 0, G_OPTION_ARG_NONE, &options->verbose,
         "Log connections, circuits and failures on stderr", NULL},
     {NULL}
@@ -159,6 +167,12 @@ torsim_options_parse (TorsimOptions * options, int *argc, char ***argv,
             MAX_MAX_PENDING, &value, error))
       return FALSE;
     options->max_pending = (gsize) value;
+  }
+  if (sock_size != NULL) {
+    if (!parse_unsigned ("--constrained-sock-size", sock_size,
+            MIN_SOCK_SIZE, MAX_SOCK_SIZE, &value, error))
+      return FALSE;
+    options->constrained_sock_size = (guint) value;
   }
   for (guint i = 0; sets != NULL && sets[i] != NULL; i++)
     if (!parse_set (&options->params, sets[i], error))

@@ -32,6 +32,7 @@ struct _TorsimStream
   TorsimSocks *socks;
   TorsimLink *link;
   gsize in_flight[2];           /* bytes sent on the link, not delivered */
+  gboolean frozen;              /* DONAR-FREEZE: never read again */
 };
 
 static void stream_finish (TorsimStream * s);
@@ -59,6 +60,10 @@ update_reading (TorsimStream * s, guint dir)
 
   if (s->state != STREAM_OPEN || s->side[dir] == NULL)
     return;
+  if (s->frozen) {
+    bufferevent_disable (s->side[dir], EV_READ);
+    return;
+  }
   if (to != NULL)
     pending += evbuffer_get_length (bufferevent_get_output (to));
   if (pending >= s->t->options->max_pending)
@@ -189,6 +194,7 @@ torsim_stream_accept (Torsim * t, evutil_socket_t fd)
   int one = 1;
 
   setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  torsim_constrain_socket (t, fd);
   s->t = t;
   s->id = t->next_stream_id++;
   s->state = STREAM_SOCKS;
@@ -303,6 +309,25 @@ torsim_streams_close_all (Torsim * t)
 {
   while (t->streams != NULL)
     stream_finish (t->streams->data);
+}
+
+guint
+torsim_streams_freeze (Torsim * t)
+{
+  guint frozen = 0;
+
+  for (GList * l = t->streams; l != NULL; l = l->next) {
+    TorsimStream *s = l->data;
+
+    if (s->state != STREAM_OPEN || s->frozen)
+      continue;
+    s->frozen = TRUE;
+    frozen++;
+    for (guint dir = 0; dir < 2; dir++)
+      update_reading (s, dir);
+    torsim_log (t, "stream %u: frozen", s->id);
+  }
+  return frozen;
 }
 
 gsize

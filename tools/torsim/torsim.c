@@ -138,6 +138,17 @@ torsim_close_flushed (Torsim * t, struct bufferevent *bev)
     bufferevent_enable (bev, EV_WRITE);
 }
 
+void
+torsim_constrain_socket (Torsim * t, evutil_socket_t fd)
+{
+  int size = t->options->constrained_sock_size;
+
+  if (size == 0)
+    return;
+  setsockopt (fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+  setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+}
+
 struct bufferevent *
 torsim_connect_local (Torsim * t, guint16 port)
 {
@@ -152,6 +163,7 @@ torsim_connect_local (Torsim * t, guint16 port)
   evutil_make_socket_nonblocking (fd);
   evutil_make_socket_closeonexec (fd);
   setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  torsim_constrain_socket (t, fd);
   bev = bufferevent_socket_new (t->base, fd, BEV_OPT_CLOSE_ON_FREE);
   if (bev == NULL) {
     close (fd);

@@ -39,6 +39,7 @@ typedef struct
   guint publish_ms;
   gchar *cookie_file;
   gsize max_pending;            /* bytes in flight per stream and direction */
+  guint constrained_sock_size;  /* 0: the kernel's socket buffers */
   gboolean verbose;
 } TorsimOptions;
 
@@ -98,6 +99,8 @@ G_GNUC_PRINTF (2, 3);
 /* A connected 127.0.0.1 socket's bufferevent with TCP_NODELAY; NULL with
  * errno set when the connect fails at once. */
      struct bufferevent *torsim_connect_local (Torsim * t, guint16 port);
+/* --constrained-sock-size on a stream's socket. */
+     void torsim_constrain_socket (Torsim * t, evutil_socket_t fd);
 
 /* torsim-random.c: secrets, ids and names. */
      void torsim_random_bytes (guint8 * out, gsize length);
@@ -146,6 +149,9 @@ G_GNUC_PRINTF (2, 3);
      void torsim_stream_link_ready (TorsimStream * s);
      void torsim_stream_link_failed (TorsimStream * s);
      void torsim_streams_close_all (Torsim * t);
+/* DONAR-FREEZE: the open streams are never read again, on either side;
+ * returns how many. */
+     guint torsim_streams_freeze (Torsim * t);
      struct bufferevent *torsim_stream_client (TorsimStream * s);
 /* Bytes torsim holds for the stream: in flight, and read or to write. */
      gsize torsim_stream_buffered (TorsimStream * s);
@@ -257,6 +263,7 @@ G_GNUC_PRINTF (2, 3);
      void torsim_command_cut (TorsimControl * c, const char *args);
      void torsim_command_stats (TorsimControl * c, const char *args);
      void torsim_command_close_controls (TorsimControl * c, const char *args);
+     void torsim_command_freeze (TorsimControl * c, const char *args);
 
 /* torsim-auth.c: PROTOCOLINFO's methods, the cookie, SAFECOOKIE. */
      gboolean torsim_auth_write_cookie (Torsim * t, const char *path,
