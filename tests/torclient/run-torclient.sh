@@ -30,10 +30,13 @@ pids_file=$work/launched-pids
 # directory (a PID may be reused). Such a tor would also exit by itself
 # within 15 s (__OwningControllerProcess).
 stop_launched () {
-  local pid dir
+  local pid dir cmdline
   [ -f "$pids_file" ] || return 0
   while read -r pid dir; do
-    if { tr '\0' ' ' < "/proc/$pid/cmdline"; } 2> /dev/null | grep -qF "$dir/torrc"; then
+    # Read whole first: `grep -q` in a pipe may end before the writer,
+    # whose SIGPIPE would then fail the test under pipefail.
+    cmdline=$(tr '\0' ' ' 2> /dev/null < "/proc/$pid/cmdline") || continue
+    if [[ "$cmdline" == *"$dir/torrc"* ]]; then
       kill -TERM "$pid" 2> /dev/null || true
       for _ in $(seq 1 30); do kill -0 "$pid" 2> /dev/null || break; sleep 0.1; done
       kill -KILL "$pid" 2> /dev/null || true

@@ -48,7 +48,7 @@ printf 'AUTHENTICATE\r\nDONAR-FAIL-LINK 5\r\nQUIT\r\n' >&3
 reply=$(timeout 5 cat <&3 || true)
 exec 3<&-
 echo "torsim: $(echo "$reply" | tr -d '\r' | tr '\n' ' ')" >&2
-echo "$reply" | grep -q "^250 OK" 
+grep -q "^250 OK" <<< "$reply"
 
 wait "$caller_pid"
 wait "$callee_pid"

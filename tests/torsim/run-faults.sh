@@ -146,7 +146,7 @@ sleep 1
 # D: the circuits of the 12 links stop forwarding, for good.
 reply=$(control "$CONTROL_PORT_d" DONAR-FREEZE)
 echo "torsim d: $(echo "$reply" | tr '\n' ' ')" >&2
-echo "$reply" | grep -q "^250 FROZEN=12"
+grep -q "^250 FROZEN=12" <<< "$reply"
 rss_frozen=$(rss "$caller_pid_d")
 
 # B: the callee stops reading for 7 s, while the faults of A and C go on.
@@ -166,7 +166,7 @@ sampler_pid=$!
 # callee's.
 reply=$(control "$CONTROL_PORT_c" DONAR-CLOSE-CONTROLS)
 echo "torsim c: $(echo "$reply" | tr '\n' ' ')" >&2
-echo "$reply" | grep -q "^250 OK"
+grep -q "^250 OK" <<< "$reply"
 
 # A: a stranger with the onion and a wrong secret (its first hex digit
 # changed).
