@@ -915,6 +915,77 @@ test_backpressure (void)
   setup_free (s);
 }
 
+/* The reply of DONAR-FREEZE: how many streams it froze. */
+static guint
+freeze_streams (Ctl * c)
+{
+  DonarTorctlReply *reply = ctl_command (c, "DONAR-FREEZE");
+  guint64 frozen = G_MAXUINT64;
+
+  g_assert_nonnull (reply);
+  g_assert_cmpuint (reply->code, ==, 250);
+  g_assert_true (g_str_has_prefix (reply->lines[0].text, "FROZEN="));
+  g_assert_true (g_ascii_string_to_unsigned (reply->lines[0].text + 7, 10,
+          0, 64, &frozen, NULL));
+  donar_torctl_reply_free (reply);
+  return frozen;
+}
+
+/* DONAR-FREEZE: an open stream carries nothing more either way, and what
+ * its caller can write is bounded by the socket buffers (constrained, as
+ * tor's ConstrainedSockets, to 4096), not by --max-pending (1 MiB); a new
+ * stream is served. */
+static void
+test_freeze (void)
+{
+  const gchar *args[] = { "--publish-ms", "100", "--constrained-sock-size",
+    "4096", NULL
+  };
+  Setup *s = setup_new (args, TRUE);
+  gint caller, callee, other_caller, other_callee, small = 8192;
+  guint8 block[4096], in[1];
+  guint64 written = 0;
+  gint64 last_progress;
+
+  memset (block, 0x5A, sizeof block);
+  caller = open_stream (s, "a", &callee);
+  one_way_delay (caller, callee);
+  g_assert_cmpuint (freeze_streams (s->ctl), ==, 1);
+
+  setsockopt (caller, SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+  g_assert_cmpint (fcntl (caller, F_SETFL, O_NONBLOCK), ==, 0);
+  last_progress = g_get_monotonic_time ();
+  while (g_get_monotonic_time () - last_progress < 300000) {
+    gssize sent = send (caller, block, sizeof block, MSG_NOSIGNAL);
+
+    if (sent > 0) {
+      written += sent;
+      last_progress = g_get_monotonic_time ();
+      g_assert_cmpuint (written, <, 1024 * 1024);
+      continue;
+    }
+    g_assert_cmpint (errno, ==, EAGAIN);
+    g_usleep (5000);
+  }
+  g_test_message ("the caller wrote %" G_GUINT64_FORMAT " bytes into the "
+      "frozen stream", written);
+  g_assert_cmpuint (written, <, 256 * 1024);
+  g_assert_cmpuint (buffered_bytes (s->ctl), <=, 16384);
+  write_all (callee, block, 100);
+  g_assert_false (read_exact (callee, in, 1, 500));
+  g_assert_false (read_exact (caller, in, 1, 500));
+
+  other_caller = open_stream (s, "b", &other_callee);
+  one_way_delay (other_caller, other_callee);
+  one_way_delay (other_callee, other_caller);
+  g_assert_cmpuint (freeze_streams (s->ctl), ==, 1);
+  close (other_caller);
+  close (other_callee);
+  close (caller);
+  close (callee);
+  setup_free (s);
+}
+
 static void
 test_signal_shutdown (void)
 {
@@ -966,6 +1037,7 @@ test_options (void)
   const gchar *port[] = { "--socks-port", "70000", NULL };
   const gchar *publish[] = { "--publish-ms", "-5", NULL };
   const gchar *trace[] = { "--trace", dir, NULL };
+  const gchar *sock_size[] = { "--constrained-sock-size", "1024", NULL };
 
   assert_refused (security, "--security");
   assert_refused (links, "--links");
@@ -975,6 +1047,7 @@ test_options (void)
   assert_refused (set_value, "--set");
   assert_refused (port, "--socks-port");
   assert_refused (publish, "--publish-ms");
+  assert_refused (sock_size, "--constrained-sock-size");
   /* No trace file, then a bad row. */
   assert_refused (trace, "--trace");
   g_assert_true (g_file_set_contents (file, "0,abc\n", -1, NULL));
@@ -996,6 +1069,7 @@ main (int argc, char **argv)
   g_test_add_func ("/torsim/onion/owner", test_onion_owner);
   g_test_add_func ("/torsim/relay/both-ways", test_relay_both_ways);
   g_test_add_func ("/torsim/relay/backpressure", test_backpressure);
+  g_test_add_func ("/torsim/relay/freeze", test_freeze);
   g_test_add_func ("/torsim/delay/base", test_delay_base);
   g_test_add_func ("/torsim/delay/trace", test_trace);
   g_test_add_func ("/torsim/circuits/isolation", test_isolation);
