@@ -48,11 +48,15 @@ def main():
     donar = call(top, build, "--policy", "double-send", *common)
     simple = call(top, build, "--policy", "simple", *common)
     return report([
-        ("DOUBLE-SEND: PESQ WB > SIMPLE's + 0.3",
-         (donar["pesq_wb"] or 0) > (simple["pesq_wb"] or 0) + 0.3),
+        # SIMPLE's PESQ alone varies with what its jitter buffer does in
+        # the stall: drop the late audio (3.1) or play all of it seconds
+        # late (4.0).  The delay is what R charges.
+        ("DOUBLE-SEND: PESQ WB above SIMPLE's",
+         (donar["pesq_wb"] or 0) > (simple["pesq_wb"] or 0)),
         ("DOUBLE-SEND: fewer late frames than SIMPLE",
          donar["late_ratio"] < simple["late_ratio"]),
-        ("DOUBLE-SEND: R above SIMPLE's", donar["r_factor"] > simple["r_factor"]),
+        ("DOUBLE-SEND: R above SIMPLE's by 30",
+         donar["r_factor"] > simple["r_factor"] + 30),
     ])
 
 
