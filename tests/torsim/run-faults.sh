@@ -27,7 +27,7 @@
 #      records_dropped), the caller dials them again over new circuits, the
 #      call goes on, and memory stays flat.
 #
-# Everything started is stopped by PID, also on failure.  About 55 s.
+# Everything started is stopped by PID, also on failure.  About 60 s.
 #
 #   run-faults.sh DONAR_TORSIM DONAR_CALL PYTHON
 set -euo pipefail
@@ -350,8 +350,9 @@ check(caller_c["tor_lost"] is not None, "caller c: no tor_lost warning")
 unharmed("caller c", caller_c)
 
 # D: both ends closed and counted stalled links, dropping their oldest
-# records; the caller dialed new circuits and the call went on: the 2 s
-# before the freeze give about 75 frames, so most of these came after it.
+# records; the caller dialed new circuits and the call went on: the second
+# or two before the freeze give at most about 50 frames, so most of these
+# came after it.
 for name in ("caller-d.json", "callee-d.json"):
     r = load(name)
     check(r["stalls"] >= 1 and r["records_dropped"] >= 1,
