@@ -748,7 +748,8 @@ gst_donar_call_client_get_stats (GstDonarCallClient * client)
         "connections-rejected", G_TYPE_UINT64, st.connections_rejected,
         "records-dropped", G_TYPE_UINT64, st.records_dropped,
         "frames-dropped", G_TYPE_UINT64, st.frames_dropped,
-        "stalls", G_TYPE_UINT64, st.stalls, NULL);
+        "stalls", G_TYPE_UINT64, st.stalls,
+        "hello-timeouts", G_TYPE_UINT64, st.hello_timeouts, NULL);
     for (guint i = 0; i < call->n_links; i++) {
       DonarLinkEngineLinkStats ls;
       GValue v = G_VALUE_INIT;

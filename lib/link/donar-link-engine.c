@@ -247,8 +247,10 @@ on_tick (evutil_socket_t fd, short what, gpointer user_data)
   gint64 now = g_get_monotonic_time ();
 
   donar_link_engine_lock (engine);
-  for (guint i = 0; i < engine->settings.config.n_links; i++)
+  for (guint i = 0; i < engine->settings.config.n_links; i++) {
     donar_link_check_stall (&engine->links[i], now);
+    donar_link_check_hello (&engine->links[i], now);
+  }
   if (engine->links_up == 0 && !engine->peer_unreachable_reported &&
       now - engine->no_link_since >= engine->settings.peer_timeout_us) {
     const gchar *last = engine->links[0].last_error;
@@ -447,6 +449,7 @@ donar_link_engine_get_stats (DonarLinkEngine * engine,
   stats->connections_failed = engine->connections_failed;
   stats->connections_rejected = engine->connections_rejected;
   stats->stalls = engine->stalls;
+  stats->hello_timeouts = engine->hello_timeouts;
   for (guint i = 0; i < DONAR_MAX_LINKS; i++)
     stats->records_dropped += engine->links[i].queue.dropped_records;
   g_mutex_lock (&engine->out_lock);

@@ -59,7 +59,8 @@ typedef struct
   /* A dial (TCP, SOCKS, Tor's circuit and rendezvous) that takes longer
    * fails. */
   gint64 connect_timeout_us;
-  /* A callee's incoming connection must prove itself within this. */
+  /* A callee's incoming connection must prove itself within this, and a
+   * caller's open link must hear the callee's HELLO within it. */
   gint64 hello_timeout_us;
   gint64 backoff_min_us;
   gint64 backoff_max_us;
@@ -124,6 +125,7 @@ typedef struct
   guint64 records_dropped;      /* stalled links */
   guint64 frames_dropped;       /* not popped in time */
   guint64 stalls;               /* links reopened for stalling */
+  guint64 hello_timeouts;       /* caller: links reopened, no HELLO back */
 } DonarLinkEngineStats;
 
 typedef struct

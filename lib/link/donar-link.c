@@ -276,6 +276,23 @@ donar_link_check_stall (DonarLink * link, gint64 now)
       G_GINT64_FORMAT " ms", (now - link->full_since) / 1000);
 }
 
+/* A caller's link whose callee has not answered with its HELLO in time
+ * never reached it, though tor said the stream was open: its circuit hung
+ * at once, or the service never got the stream.  Nothing else would close
+ * it: it looks open and carries nothing. */
+void
+donar_link_check_hello (DonarLink * link, gint64 now)
+{
+  gint64 timeout_us = link->engine->settings.hello_timeout_us;
+
+  if (link->state != DONAR_LINK_OPEN || !link->awaiting_peer ||
+      now - link->opened_at < timeout_us)
+    return;
+  link->engine->hello_timeouts++;
+  donar_link_close (link, now, "no HELLO from the callee in %" G_GINT64_FORMAT
+      " ms", (now - link->opened_at) / 1000);
+}
+
 /* Only once the engine's thread is gone. */
 void
 donar_link_dispose (DonarLink * link)

@@ -75,27 +75,36 @@ start_callee (Events * events)
   return callee;
 }
 
+/* A caller dialing 127.0.0.1:port directly, with the settings of `s`
+ * (taken); short backoffs. */
+static DonarLinkEngine *
+start_caller_with (DonarLinkEngineSettings * s, guint16 port, Events * events)
+{
+  DonarLinkEngine *caller;
+  GError *error = NULL;
+
+  s->peer_host = g_strdup ("127.0.0.1");
+  s->peer_port = port;
+  s->socks_port = 0;
+  s->backoff_min_us = 50 * G_TIME_SPAN_MILLISECOND;
+  s->backoff_max_us = 200 * G_TIME_SPAN_MILLISECOND;
+  caller = donar_link_engine_new (s, on_event, events, &error);
+  g_assert_no_error (error);
+  g_assert_true (donar_link_engine_start (caller, &error));
+  donar_link_engine_settings_clear (s);
+  return caller;
+}
+
 static DonarLinkEngine *
 start_caller (guint16 port, const gchar * key, Events * events,
     gint64 peer_timeout_us)
 {
   DonarLinkEngineSettings s;
-  DonarLinkEngine *caller;
-  GError *error = NULL;
 
   settings_for (&s, DONAR_ROLE_CALLER, key);
-  s.peer_host = g_strdup ("127.0.0.1");
-  s.peer_port = port;
-  s.socks_port = 0;
-  s.backoff_min_us = 50 * G_TIME_SPAN_MILLISECOND;
-  s.backoff_max_us = 200 * G_TIME_SPAN_MILLISECOND;
   if (peer_timeout_us)
     s.peer_timeout_us = peer_timeout_us;
-  caller = donar_link_engine_new (&s, on_event, events, &error);
-  g_assert_no_error (error);
-  g_assert_true (donar_link_engine_start (caller, &error));
-  donar_link_engine_settings_clear (&s);
-  return caller;
+  return start_caller_with (&s, port, events);
 }
 
 static void
@@ -327,6 +336,69 @@ test_peer_unreachable (void)
   events_clear (&events);
 }
 
+/* A peer that takes the caller's connections and never says anything:
+ * a listener on 127.0.0.1 whose accepted sockets inherit receive buffers
+ * of rcvbuf bytes (0: the kernel's). */
+typedef struct
+{
+  GSocketListener *listener;
+  GSocket *socket;
+  guint16 port;
+  GPtrArray *accepted;
+} SilentPeer;
+
+static SilentPeer *
+silent_peer_new (gint rcvbuf)
+{
+  SilentPeer *peer = g_new0 (SilentPeer, 1);
+  g_autoptr (GInetAddress) loopback =
+      g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr (GSocketAddress) any_port = g_inet_socket_address_new (loopback, 0);
+  g_autoptr (GSocketAddress) bound = NULL;
+  GError *error = NULL;
+
+  peer->listener = g_socket_listener_new ();
+  peer->accepted = g_ptr_array_new_with_free_func (g_object_unref);
+  peer->socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+      G_SOCKET_PROTOCOL_TCP, &error);
+  g_assert_no_error (error);
+  if (rcvbuf > 0)
+    g_assert_true (g_socket_set_option (peer->socket, SOL_SOCKET, SO_RCVBUF,
+            rcvbuf, &error));
+  g_assert_true (g_socket_bind (peer->socket, any_port, TRUE, &error));
+  g_assert_true (g_socket_listen (peer->socket, &error));
+  g_assert_true (g_socket_listener_add_socket (peer->listener, peer->socket,
+          NULL, &error));
+  g_assert_no_error (error);
+  bound = g_socket_get_local_address (peer->socket, &error);
+  g_assert_no_error (error);
+  peer->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  return peer;
+}
+
+static void
+silent_peer_accept (SilentPeer * peer, guint n)
+{
+  while (peer->accepted->len < n) {
+    GError *error = NULL;
+    GSocketConnection *c = g_socket_listener_accept (peer->listener, NULL,
+        NULL, &error);
+
+    g_assert_no_error (error);
+    g_ptr_array_add (peer->accepted, c);
+  }
+}
+
+static void
+silent_peer_free (SilentPeer * peer)
+{
+  g_ptr_array_unref (peer->accepted);
+  g_socket_listener_close (peer->listener);
+  g_object_unref (peer->listener);
+  g_object_unref (peer->socket);
+  g_free (peer);
+}
+
 /* A peer that takes the links and never reads: each link's queue stays at
  * its cap (the oldest records dropped, memory bounded), and a link full for
  * the stall timeout is closed and dialed again. */
@@ -334,55 +406,24 @@ static void
 test_stalled_links_bounded (void)
 {
   Events events = { 0 };
-  GSocketListener *listener = g_socket_listener_new ();
-  GPtrArray *accepted = g_ptr_array_new_with_free_func (g_object_unref);
-  GSocket *listening = g_socket_new (G_SOCKET_FAMILY_IPV4,
-      G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
-  GInetAddress *loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  GSocketAddress *any_port = g_inet_socket_address_new (loopback, 0);
-  GSocketAddress *bound;
+  /* A small receive window (inherited by the accepted sockets) keeps the
+   * kernel from buffering megabytes on loopback, so the links' queues
+   * fill at once, whatever the machine's load. */
+  SilentPeer *peer = silent_peer_new (4096);
   DonarLinkEngineSettings s;
   DonarLinkEngine *caller;
   DonarLinkEngineStats stats;
   DonarLinkEngineLinkStats link;
   guint8 frame[400];
   GError *error = NULL;
-  guint16 port;
   gint64 end;
 
-  /* A small receive window (inherited by the accepted sockets) keeps the
-   * kernel from buffering megabytes on loopback, so the links' queues
-   * fill at once, whatever the machine's load. */
-  g_assert_true (g_socket_set_option (listening, SOL_SOCKET, SO_RCVBUF, 4096,
-          &error));
-  g_assert_true (g_socket_bind (listening, any_port, TRUE, &error));
-  g_assert_true (g_socket_listen (listening, &error));
-  g_assert_true (g_socket_listener_add_socket (listener, listening, NULL,
-          &error));
-  g_assert_no_error (error);
-  bound = g_socket_get_local_address (listening, &error);
-  port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
   settings_for (&s, DONAR_ROLE_CALLER, secret);
-  s.peer_host = g_strdup ("127.0.0.1");
-  s.peer_port = port;
-  s.socks_port = 0;
   s.stall_timeout_us = 500 * G_TIME_SPAN_MILLISECOND;
-  s.backoff_min_us = 50 * G_TIME_SPAN_MILLISECOND;
-  s.backoff_max_us = 100 * G_TIME_SPAN_MILLISECOND;
   /* Every frame on every link: the 3 + 3 links in use all fill up. */
   s.config.policy = DONAR_POLICY_DOUBLE_SEND;
-  caller = donar_link_engine_new (&s, on_event, &events, &error);
-  g_assert_no_error (error);
-  g_assert_true (donar_link_engine_start (caller, &error));
-  donar_link_engine_settings_clear (&s);
-
-  while (accepted->len < 12) {
-    GSocketConnection *c = g_socket_listener_accept (listener, NULL, NULL,
-        &error);
-
-    g_assert_no_error (error);
-    g_ptr_array_add (accepted, c);
-  }
+  caller = start_caller_with (&s, peer->port, &events);
+  silent_peer_accept (peer, 12);
   memset (frame, 0x80, sizeof frame);
   /* Frames far faster than the sockets take them, until a link has
    * stalled for its timeout (or 10 s: a failure). */
@@ -406,13 +447,37 @@ test_stalled_links_bounded (void)
           "stalled"));
 
   donar_link_engine_free (caller);
-  g_ptr_array_unref (accepted);
-  g_socket_listener_close (listener);
-  g_object_unref (listener);
-  g_object_unref (listening);
-  g_object_unref (bound);
-  g_object_unref (any_port);
-  g_object_unref (loopback);
+  silent_peer_free (peer);
+  events_clear (&events);
+}
+
+/* A callee that takes the connections and never answers with its HELLO
+ * (as when tor reports a stream open that the service never got): each
+ * link is closed after the HELLO timeout, counted, and dialed again. */
+static void
+test_no_hello_reopened (void)
+{
+  Events events = { 0 };
+  SilentPeer *peer = silent_peer_new (0);
+  DonarLinkEngineSettings s;
+  DonarLinkEngine *caller;
+  DonarLinkEngineStats stats;
+
+  settings_for (&s, DONAR_ROLE_CALLER, secret);
+  s.hello_timeout_us = 300 * G_TIME_SPAN_MILLISECOND;
+  caller = start_caller_with (&s, peer->port, &events);
+  /* Each of the 12 links once, then again. */
+  silent_peer_accept (peer, 24);
+  wait_for (&events, DONAR_LINK_EVENT_LINK_DOWN, 12);
+  g_assert_nonnull (strstr (events.last_message[DONAR_LINK_EVENT_LINK_DOWN],
+          "no HELLO from the callee"));
+  donar_link_engine_get_stats (caller, &stats);
+  g_assert_cmpuint (stats.hello_timeouts, >=, 12);
+  g_assert_cmpuint (stats.stalls, ==, 0);
+  g_assert_cmpuint (stats.connections_opened, >=, 24);
+
+  donar_link_engine_free (caller);
+  silent_peer_free (peer);
   events_clear (&events);
 }
 
@@ -483,6 +548,7 @@ main (int argc, char **argv)
   g_test_add_func ("/link-engine/peer-unreachable", test_peer_unreachable);
   g_test_add_func ("/link-engine/stalled-links-bounded",
       test_stalled_links_bounded);
+  g_test_add_func ("/link-engine/no-hello-reopened", test_no_hello_reopened);
   g_test_add_func ("/link-engine/bad-settings-and-frames",
       test_bad_settings_and_frames);
   return g_test_run ();
