@@ -43,7 +43,7 @@ trap 'exit 130' INT TERM
 
 logs=$build/tests/fuzz/long-run
 mkdir -p "$logs"
-echo "| target | executions | processes | wall s | executions/s | coverage | corpus files | peak RSS MB | crashes |"
+echo "| target | executions | processes | wall s | executions/s | coverage | new inputs | peak RSS MB | crashes |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for t in "${targets[@]}"; do
   if [ -z "${max_len[$t]:-}" ]; then
@@ -53,6 +53,7 @@ for t in "${targets[@]}"; do
   name=fuzz-$t
   ninja -C "$build" "tests/fuzz/$name" > /dev/null
   corpus=$build/tests/fuzz/corpus/$name
+  rm -f "$logs/$name"-*.log
   start=$(date +%s)
   pids=()
   for j in $(seq 1 "$jobs"); do
@@ -71,9 +72,9 @@ for t in "${targets[@]}"; do
   executed=$(cat "$logs/$name"-*.log | awk '/^stat::number_of_executed_units:/ { n += $2 } END { print n + 0 }')
   rss=$(cat "$logs/$name"-*.log | awk '/^stat::peak_rss_mb:/ { if ($2 > m) m = $2 } END { print m + 0 }')
   cov=$(cat "$logs/$name"-*.log | sed -n 's/.* cov: \([0-9]*\) .*/\1/p' | sort -n | tail -n 1)
-  files=$(find "$corpus" -type f | wc -l)
+  added=$(cat "$logs/$name"-*.log | awk '/^stat::new_units_added:/ { n += $2 } END { print n + 0 }')
   crashes=$(find "$build/tests/fuzz/crashes" -name "$name-*" -newermt "@$start" 2> /dev/null | wc -l)
-  echo "| $name | $executed | $jobs | $wall | $((executed / (wall > 0 ? wall : 1))) | ${cov:-?} | $files | $rss | $crashes |"
+  echo "| $name | $executed | $jobs | $wall | $((executed / (wall > 0 ? wall : 1))) | ${cov:-?} | $added | $rss | $crashes |"
   if [ "$status" -ne 0 ]; then
     echo "long-run.sh: $name stopped on a finding; see $logs/$name-*.log" >&2
     exit 1
