@@ -8,6 +8,7 @@
  * machine the latency is the one-way delay; across machines only the
  * losses mean something. */
 #include "donar-call.h"
+#include "tool-json.h"
 
 #include <glib/gstdio.h>
 #include <signal.h>
@@ -161,26 +162,6 @@ write_address_file (const gchar * path, const gchar * address, GError ** error)
       G_FILE_SET_CONTENTS_CONSISTENT, 0600, error);
 }
 
-/* A JSON string, or null. */
-static void
-append_json_string (GString * out, const gchar * text)
-{
-  if (text == NULL) {
-    g_string_append (out, "null");
-    return;
-  }
-  g_string_append_c (out, '"');
-  for (const gchar * p = text; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      g_string_append_printf (out, "\\%c", *p);
-    else if ((guchar) * p < 0x20)
-      g_string_append_printf (out, "\\u%04x", (guchar) * p);
-    else
-      g_string_append_c (out, *p);
-  }
-  g_string_append_c (out, '"');
-}
-
 static void
 make_frame (guint8 * frame, gsize length, guint32 counter)
 {
@@ -269,9 +250,9 @@ report (const Options * options, DonarCall * call, Status * status,
 
     g_mutex_lock (&status->lock);
     g_string_append (messages, "\"peer_unreachable\": ");
-    append_json_string (messages, status->unreachable);
+    tool_json_append_string (messages, status->unreachable);
     g_string_append (messages, ", \"tor_lost\": ");
-    append_json_string (messages, status->tor_lost);
+    tool_json_append_string (messages, status->tor_lost);
     g_mutex_unlock (&status->lock);
     g_print ("{\"seconds\": %.1f, \"frames_sent\": %u, "
         "\"frames_received\": %u, \"frames_expected\": %u, "

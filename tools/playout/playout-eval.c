@@ -22,6 +22,7 @@
  * counted).  docs/jitterbuffer.md. */
 #include "donar-playout.h"
 #include "frame-log-playout.h"
+#include "tool-json.h"
 
 #include <errno.h>
 #include <math.h>
@@ -147,21 +148,6 @@ typedef struct
   gdouble delay_sum_us, over_ideal_sum_us;
   guint directions, calls, successful;
 } Total;
-
-static void
-json_string (GString * out, const char *s)
-{
-  g_string_append_c (out, '"');
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\')
-      g_string_append_printf (out, "\\%c", *s);
-    else if ((guchar) * s < 0x20)
-      g_string_append_printf (out, "\\u%04x", *s);
-    else
-      g_string_append_c (out, *s);
-  }
-  g_string_append_c (out, '"');
-}
 
 int
 main (int argc, char **argv)
@@ -362,11 +348,13 @@ main (int argc, char **argv)
           const DirResult *r = &results[p][i];
 
           g_string_append (out, i ? ", {\"trace\": " : "{\"trace\": ");
-          json_string (out, ((Trace *) g_ptr_array_index (traces, i))->path);
-          g_string_append_printf (out, ", \"mean_delay_ms\": %.3f, "
+          tool_json_append_string (out, ((Trace *) g_ptr_array_index (traces,
+                      i))->path);
+          g_string_append_printf (out,
+              ", \"mean_delay_ms\": %.3f, "
               "\"late_share\": %.6f, \"in_time_share\": %.6f}",
-              r->delay_sum_us / r->frames / 1e3,
-              (gdouble) r->late / r->frames, (gdouble) r->in_time / r->frames);
+              r->delay_sum_us / r->frames / 1e3, (gdouble) r->late / r->frames,
+              (gdouble) r->in_time / r->frames);
         }
         g_string_append_c (out, ']');
       }

@@ -27,6 +27,7 @@
  */
 #include "donar-playout.h"
 #include "frame-log-playout.h"
+#include "tool-json.h"
 
 #include <errno.h>
 #include <math.h>
@@ -400,21 +401,6 @@ write_wav (const char *path, const gint16 * pcm, guint n, gint rate,
   return ok;
 }
 
-static void
-json_string (GString * out, const char *s)
-{
-  g_string_append_c (out, '"');
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\')
-      g_string_append_printf (out, "\\%c", *s);
-    else if ((guchar) * s < 0x20)
-      g_string_append_printf (out, "\\u%04x", *s);
-    else
-      g_string_append_c (out, *s);
-  }
-  g_string_append_c (out, '"');
-}
-
 /* ---- playout ---- */
 
 static int
@@ -591,11 +577,11 @@ replay_log (const FrameLog * log, const Packets * packets,
         n_segments, warmup, error);
 
   json = g_string_new ("{\"log\": ");
-  json_string (json, log->path);
+  tool_json_append_string (json, log->path);
   g_string_append (json, ", \"name\": ");
-  json_string (json, log->name);
+  tool_json_append_string (json, log->name);
   g_string_append (json, ", \"playout\": ");
-  json_string (json, playout_name);
+  tool_json_append_string (json, playout_name);
   if (f.fixed_delay_us >= 0)
     g_string_append_printf (json, ", \"playout_fixed_ms\": %.3f",
         f.fixed_delay_us / 1e3);
@@ -645,7 +631,7 @@ replay_log (const FrameLog * log, const Packets * packets,
     g_string_append_printf (json, "%s{\"index\": %u, \"frames\": %u, "
         "\"lost\": %u, \"late\": %u, \"file\": ", d++ ? ", " : "", s,
         end - first, lost, late);
-    json_string (json, wav);
+    tool_json_append_string (json, wav);
     g_string_append_c (json, '}');
   }
   g_string_append (json, "]}\n");
