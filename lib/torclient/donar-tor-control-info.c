@@ -47,18 +47,10 @@ donar_tor_control_setconf (DonarTorControl * self, const gchar * key,
 {
   const DonarTorctlConfEntry entry = { key, value };
   g_autoptr (GString) command = g_string_new (NULL);
-  DonarTorctlError codec_error;
-  DonarTorctlReply *reply;
 
-  codec_error = donar_torctl_command_setconf (command, &entry, 1);
-  if (codec_error != DONAR_TORCTL_OK) {
-    donar_tor_control_set_codec_error (error, codec_error, "SETCONF");
-    return FALSE;
-  }
-  reply = donar_tor_control_request_ok (self, command, deadline, cancellable,
-      error);
-  donar_torctl_reply_free (reply);
-  return reply != NULL;
+  return donar_tor_control_run_command (self,
+      donar_torctl_command_setconf (command, &entry, 1), "SETCONF", command,
+      deadline, cancellable, error);
 }
 
 gboolean
@@ -67,8 +59,6 @@ donar_tor_control_apply_events (DonarTorControl * self, gboolean watch_uploads,
 {
   g_autoptr (GPtrArray) names = g_ptr_array_new ();
   g_autoptr (GString) command = g_string_new (NULL);
-  DonarTorctlError codec_error;
-  DonarTorctlReply *reply;
   gboolean listed = FALSE;
 
   for (guint i = 0; i < self->user_events->len; i++) {
@@ -80,17 +70,11 @@ donar_tor_control_apply_events (DonarTorControl * self, gboolean watch_uploads,
   if (watch_uploads && !listed)
     g_ptr_array_add (names, (gpointer) "HS_DESC");
   g_ptr_array_add (names, NULL);
-  codec_error = donar_torctl_command_setevents (command,
-      (const gchar * const *) names->pdata);
-  if (codec_error != DONAR_TORCTL_OK) {
-    donar_tor_control_set_codec_error (error, codec_error, "SETEVENTS");
+  if (!donar_tor_control_run_command (self,
+          donar_torctl_command_setevents (command,
+              (const gchar * const *) names->pdata), "SETEVENTS", command,
+          deadline, cancellable, error))
     return FALSE;
-  }
-  reply = donar_tor_control_request_ok (self, command, deadline, cancellable,
-      error);
-  if (reply == NULL)
-    return FALSE;
-  donar_torctl_reply_free (reply);
   self->watching_uploads = watch_uploads;
   return TRUE;
 }

@@ -153,19 +153,11 @@ donar_tor_control_del_onion (DonarTorControl * self,
     GError ** error)
 {
   g_autoptr (GString) command = g_string_new (NULL);
-  DonarTorctlError codec_error;
-  DonarTorctlReply *reply;
 
-  codec_error = donar_torctl_command_del_onion (command, service_id);
-  if (codec_error != DONAR_TORCTL_OK) {
-    donar_tor_control_set_codec_error (error, codec_error, "DEL_ONION");
+  if (!donar_tor_control_run_command (self,
+          donar_torctl_command_del_onion (command, service_id), "DEL_ONION",
+          command, deadline, cancellable, error))
     return FALSE;
-  }
-  reply = donar_tor_control_request_ok (self, command, deadline, cancellable,
-      error);
-  if (reply == NULL)
-    return FALSE;
-  donar_torctl_reply_free (reply);
   g_hash_table_remove (self->uploads, service_id);
   stop_watching_if_idle (self, deadline, cancellable);
   return TRUE;
@@ -177,24 +169,15 @@ donar_tor_control_onion_client_auth_add (DonarTorControl * self,
     gint64 deadline, GCancellable * cancellable, GError ** error)
 {
   GString *command = g_string_new (NULL);
-  DonarTorctlError codec_error;
-  DonarTorctlReply *reply = NULL;
+  gboolean ok;
 
-  codec_error = donar_torctl_command_onion_client_auth_add (command,
-      service_id, x25519_secret_key);
-  if (codec_error != DONAR_TORCTL_OK)
-    donar_tor_control_set_codec_error (error, codec_error,
-        "ONION_CLIENT_AUTH_ADD");
-  else
-    reply = donar_tor_control_request_ok (self, command, deadline,
-        cancellable, error);
+  ok = donar_tor_control_run_command (self,
+      donar_torctl_command_onion_client_auth_add (command, service_id,
+          x25519_secret_key), "ONION_CLIENT_AUTH_ADD", command, deadline,
+      cancellable, error);
   /* The command holds the secret key in base64. */
-  explicit_bzero (command->str, command->allocated_len);
-  g_string_free (command, TRUE);
-  if (reply == NULL)
-    return FALSE;
-  donar_torctl_reply_free (reply);
-  return TRUE;
+  donar_tor_control_command_free_secret (command);
+  return ok;
 }
 
 gboolean
@@ -203,22 +186,10 @@ donar_tor_control_onion_client_auth_remove (DonarTorControl * self,
     GError ** error)
 {
   g_autoptr (GString) command = g_string_new (NULL);
-  DonarTorctlError codec_error;
-  DonarTorctlReply *reply;
 
-  codec_error = donar_torctl_command_onion_client_auth_remove (command,
-      service_id);
-  if (codec_error != DONAR_TORCTL_OK) {
-    donar_tor_control_set_codec_error (error, codec_error,
-        "ONION_CLIENT_AUTH_REMOVE");
-    return FALSE;
-  }
-  reply = donar_tor_control_request_ok (self, command, deadline, cancellable,
-      error);
-  if (reply == NULL)
-    return FALSE;
-  donar_torctl_reply_free (reply);
-  return TRUE;
+  return donar_tor_control_run_command (self,
+      donar_torctl_command_onion_client_auth_remove (command, service_id),
+      "ONION_CLIENT_AUTH_REMOVE", command, deadline, cancellable, error);
 }
 
 static gboolean

@@ -72,6 +72,13 @@ DonarTorctlReply *donar_tor_control_request_ok (DonarTorControl * control,
     const GString * command, gint64 deadline, GCancellable * cancellable,
     GError ** error);
 
+/* For commands whose reply carries nothing but its status: fails with
+ * the codec's error if the command could not be built (@built), else as
+ * donar_tor_control_request_ok. */
+gboolean donar_tor_control_run_command (DonarTorControl * control,
+    DonarTorctlError built, const gchar * name, const GString * command,
+    gint64 deadline, GCancellable * cancellable, GError ** error);
+
 /* Sets *error for a lib/tor codec error on a command or reply. */
 void donar_tor_control_set_codec_error (GError ** error,
     DonarTorctlError codec_error, const gchar * what);

@@ -452,6 +452,25 @@ donar_tor_control_request_ok (DonarTorControl * self,
   return reply;
 }
 
+gboolean
+donar_tor_control_run_command (DonarTorControl * self, DonarTorctlError built,
+    const gchar * name, const GString * command, gint64 deadline,
+    GCancellable * cancellable, GError ** error)
+{
+  DonarTorctlReply *reply;
+
+  if (built != DONAR_TORCTL_OK) {
+    donar_tor_control_set_codec_error (error, built, name);
+    return FALSE;
+  }
+  reply = donar_tor_control_request_ok (self, command, deadline, cancellable,
+      error);
+  if (reply == NULL)
+    return FALSE;
+  donar_torctl_reply_free (reply);
+  return TRUE;
+}
+
 void
 donar_tor_control_set_codec_error (GError ** error,
     DonarTorctlError codec_error, const gchar * what)

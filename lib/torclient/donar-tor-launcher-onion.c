@@ -29,8 +29,6 @@ apply_single_onions (DonarTorLauncher * self, DonarTorControl * control,
       sizeof (DonarTorctlConfEntry));
   g_autoptr (GPtrArray) ports = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GString) command = g_string_new (NULL);
-  DonarTorctlError codec_error;
-  DonarTorctlReply *reply;
 
   for (guint i = 0; i < self->single_onions->len; i++) {
     const DonarTorSingleOnion *onion =
@@ -49,16 +47,10 @@ apply_single_onions (DonarTorLauncher * self, DonarTorControl * control,
 
     g_array_append_val (entries, none);
   }
-  codec_error = donar_torctl_command_setconf (command,
-      (const DonarTorctlConfEntry *) entries->data, entries->len);
-  if (codec_error != DONAR_TORCTL_OK) {
-    donar_tor_control_set_codec_error (error, codec_error, "SETCONF");
-    return FALSE;
-  }
-  reply = donar_tor_control_request_ok (control, command, deadline,
-      cancellable, error);
-  donar_torctl_reply_free (reply);
-  return reply != NULL;
+  return donar_tor_control_run_command (control,
+      donar_torctl_command_setconf (command,
+          (const DonarTorctlConfEntry *) entries->data, entries->len),
+      "SETCONF", command, deadline, cancellable, error);
 }
 
 /* tor writes <dir>/hostname when it takes the configuration. */
