@@ -749,7 +749,8 @@ gst_donar_call_client_get_stats (GstDonarCallClient * client)
         "records-dropped", G_TYPE_UINT64, st.records_dropped,
         "frames-dropped", G_TYPE_UINT64, st.frames_dropped,
         "stalls", G_TYPE_UINT64, st.stalls,
-        "hello-timeouts", G_TYPE_UINT64, st.hello_timeouts, NULL);
+        "hello-timeouts", G_TYPE_UINT64, st.hello_timeouts,
+        "silences", G_TYPE_UINT64, st.silences, NULL);
     for (guint i = 0; i < call->n_links; i++) {
       DonarLinkEngineLinkStats ls;
       GValue v = G_VALUE_INIT;
@@ -768,6 +769,7 @@ gst_donar_call_client_get_stats (GstDonarCallClient * client)
               "frames-delivered", G_TYPE_UINT64,
               ls.session.frames_delivered,
               "failures", G_TYPE_UINT64, ls.session.failures,
+              "silent-frames", G_TYPE_UINT, ls.session.silent_frames,
               "dials", G_TYPE_UINT64, ls.dials,
               "last-error", G_TYPE_STRING, ls.last_error, NULL));
       gst_value_array_append_and_take_value (&links, &v);

@@ -23,6 +23,8 @@ void
 donar_monitor_forget_expected (DonarMonitor * monitor)
 {
   memset (monitor->expected, 0, sizeof monitor->expected);
+  memset (monitor->arrived_any, 0, sizeof monitor->arrived_any);
+  memset (monitor->silent, 0, sizeof monitor->silent);
 }
 
 void
@@ -33,6 +35,8 @@ donar_monitor_forget_link (DonarMonitor * monitor, guint link)
   monitor->local[link] = DONAR_SCORE_UNKNOWN;
   monitor->remote[link] = DONAR_SCORE_UNKNOWN;
   monitor->alarm[link] = 0;
+  monitor->arrived_any[link] = FALSE;
+  monitor->silent[link] = FALSE;
   for (guint i = 0; i < DONAR_MONITOR_HISTORY; i++) {
     DonarExpectedFrame *frame = &monitor->expected[i];
 
@@ -72,6 +76,23 @@ expected_link (DonarExpectedFrame * frame, guint link)
   return frame->n_links++;
 }
 
+static void
+note_silence (DonarMonitor * monitor, guint32 seq, guint link)
+{
+  /* Only from the link's first data on: until then the peer's lists may
+   * still name frames it wrote to the connection this one replaced.  And
+   * a frame sent before what the link delivered last came, or the
+   * sender's full queue dropped it; either way the link was alive after. */
+  if (!monitor->arrived_any[link] ||
+      donar_seq_diff (seq, monitor->last_arrival[link]) <= 0)
+    return;
+  if (!monitor->silent[link] ||
+      donar_seq_diff (seq, monitor->silent_from[link]) < 0) {
+    monitor->silent_from[link] = seq;
+    monitor->silent[link] = TRUE;
+  }
+}
+
 void
 donar_monitor_note_sent (DonarMonitor * monitor, guint32 seq, guint link)
 {
@@ -79,6 +100,7 @@ donar_monitor_note_sent (DonarMonitor * monitor, guint32 seq, guint link)
 
   if (frame)
     expected_link (frame, link);
+  note_silence (monitor, seq, link);
 }
 
 static void
@@ -95,6 +117,14 @@ donar_monitor_on_arrival (DonarMonitor * monitor, guint32 seq, guint link,
   DonarExpectedFrame *frame = expected_slot (monitor, seq);
 
   add_sample (monitor, link, out_of_order);
+  if (!monitor->arrived_any[link] ||
+      donar_seq_diff (seq, monitor->last_arrival[link]) > 0) {
+    monitor->last_arrival[link] = seq;
+    monitor->arrived_any[link] = TRUE;
+  }
+  if (monitor->silent[link] &&
+      donar_seq_diff (seq, monitor->silent_from[link]) >= 0)
+    monitor->silent[link] = FALSE;
   if (frame) {
     gint k = expected_link (frame, link);
 
@@ -189,6 +219,18 @@ donar_monitor_check_overdue (DonarMonitor * monitor,
     }
   }
   return overdue;
+}
+
+guint
+donar_monitor_silent_frames (const DonarMonitor * monitor,
+    const DonarReceiver * receiver, guint link)
+{
+  gint32 behind;
+
+  if (!monitor->silent[link] || !receiver->started)
+    return 0;
+  behind = donar_seq_diff (receiver->highest, monitor->silent_from[link]);
+  return behind > 0 ? (guint) behind : 0;
 }
 
 gint32

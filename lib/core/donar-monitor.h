@@ -38,6 +38,17 @@ typedef struct
    * (centi-frames), 0 if none: reported at once, not at the window's end. */
   gint32 alarm[DONAR_MAX_LINKS];
   gint64 remote_time[DONAR_MAX_LINKS];
+  /* The newest frame that came on each link: a TCP stream delivers in the
+   * order sent, so everything sent on the link before it has come or was
+   * dropped at the sender. */
+  guint32 last_arrival[DONAR_MAX_LINKS];
+  gboolean arrived_any[DONAR_MAX_LINKS];
+  /* The oldest frame the peer sent on the link after its last arrival,
+   * while `silent` holds: a link the peer writes to and nothing comes out
+   * of (a circuit that hangs).  Only for a link that delivered data since
+   * it opened. */
+  guint32 silent_from[DONAR_MAX_LINKS];
+  gboolean silent[DONAR_MAX_LINKS];
   DonarExpectedFrame expected[DONAR_MONITOR_HISTORY];
 } DonarMonitor;
 
@@ -69,6 +80,12 @@ void donar_monitor_close_window (DonarMonitor * monitor,
  * grow with the window. */
 guint32 donar_monitor_check_overdue (DonarMonitor * monitor,
     const DonarReceiver * receiver, guint alarm_frames);
+
+/* How many frames newer than the first one the peer sent on link since
+ * its last arrival have been delivered (on any link): 0 while the link
+ * keeps up.  Grows with the time the link has carried nothing. */
+guint donar_monitor_silent_frames (const DonarMonitor * monitor,
+    const DonarReceiver * receiver, guint link);
 
 gint32 donar_monitor_local (const DonarMonitor * monitor, guint link);
 /* What we tell the peer of a link: the local aggregate, or the alarm of

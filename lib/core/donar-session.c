@@ -467,5 +467,7 @@ donar_session_get_link_stats (const DonarSession * session, guint link,
   stats->frames_delivered = counters->frames_delivered;
   stats->failures = counters->failures;
   stats->rejected = counters->rejected;
+  stats->silent_frames = donar_monitor_silent_frames (&session->monitor,
+      &session->receiver, link);
   return TRUE;
 }

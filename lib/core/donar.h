@@ -133,6 +133,10 @@ typedef struct
   guint64 frames_delivered;     /* first copies that came on this link */
   guint64 failures;
   guint64 rejected;
+  /* Frames delivered (on other links) since the first frame the peer sent
+   * on this link after its last arrival: 0 while the link keeps up; at
+   * Tframe each, how long the peer has written to it with nothing out. */
+  guint silent_frames;
 } DonarLinkStats;
 
 typedef struct

@@ -99,6 +99,7 @@ struct _DonarLinkEngine
   guint64 connections_rejected;
   guint64 stalls;
   guint64 hello_timeouts;
+  guint64 silences;
 
   /* Frames from the application: in_lock. */
   GMutex in_lock;
@@ -132,6 +133,7 @@ void donar_link_take_connection (DonarLink * link, struct bufferevent *bev,
     gint64 now, gint64 rtt_us);
 void donar_link_check_stall (DonarLink * link, gint64 now);
 void donar_link_check_hello (DonarLink * link, gint64 now);
+void donar_link_check_silence (DonarLink * link, gint64 now);
 void donar_link_dispose (DonarLink * link);
 void donar_link_setcb (DonarLink * link);
 

@@ -50,6 +50,9 @@ donar_link_engine_settings_init (DonarLinkEngineSettings * settings,
   settings->stall_timeout_us = 5 * G_TIME_SPAN_SECOND;
   settings->connect_timeout_us = 60 * G_TIME_SPAN_SECOND;
   settings->hello_timeout_us = 10 * G_TIME_SPAN_SECOND;
+  /* Far beyond any spike a voice frame could outlive (the deadline is
+   * 360 ms), and short next to a call: 8 s of nothing is a hung circuit. */
+  settings->silence_timeout_us = 8 * G_TIME_SPAN_SECOND;
   settings->backoff_min_us = 500 * G_TIME_SPAN_MILLISECOND;
   settings->backoff_max_us = 30 * G_TIME_SPAN_SECOND;
   settings->peer_timeout_us = 60 * G_TIME_SPAN_SECOND;
@@ -98,7 +101,8 @@ check_settings (const DonarLinkEngineSettings * s, GError ** error)
   else if (s->link_queue_bytes < DONAR_CELL_PAYLOAD)
     problem = "link-queue-bytes must hold at least one record";
   else if (s->stall_timeout_us <= 0 || s->connect_timeout_us <= 0 ||
-      s->hello_timeout_us <= 0 || s->backoff_min_us <= 0 ||
+      s->hello_timeout_us <= 0 || s->silence_timeout_us <= 0 ||
+      s->backoff_min_us <= 0 ||
       s->backoff_max_us < s->backoff_min_us || s->peer_timeout_us <= 0)
     problem = "every timeout must be positive, and the backoff maximum "
         "at least its minimum";
@@ -250,6 +254,7 @@ on_tick (evutil_socket_t fd, short what, gpointer user_data)
   for (guint i = 0; i < engine->settings.config.n_links; i++) {
     donar_link_check_stall (&engine->links[i], now);
     donar_link_check_hello (&engine->links[i], now);
+    donar_link_check_silence (&engine->links[i], now);
   }
   if (engine->links_up == 0 && !engine->peer_unreachable_reported &&
       now - engine->no_link_since >= engine->settings.peer_timeout_us) {
@@ -450,6 +455,7 @@ donar_link_engine_get_stats (DonarLinkEngine * engine,
   stats->connections_rejected = engine->connections_rejected;
   stats->stalls = engine->stalls;
   stats->hello_timeouts = engine->hello_timeouts;
+  stats->silences = engine->silences;
   for (guint i = 0; i < DONAR_MAX_LINKS; i++)
     stats->records_dropped += engine->links[i].queue.dropped_records;
   g_mutex_lock (&engine->out_lock);

@@ -62,6 +62,11 @@ typedef struct
   /* A callee's incoming connection must prove itself within this, and a
    * caller's open link must hear the callee's HELLO within it. */
   gint64 hello_timeout_us;
+  /* A link the peer keeps writing to while nothing comes out of it (its
+   * circuit hangs) is closed, and dialed again by the caller, once the
+   * frames delivered on other links since the first one it lost span
+   * this long (at Tframe each). */
+  gint64 silence_timeout_us;
   gint64 backoff_min_us;
   gint64 backoff_max_us;
   /* With no link open for this long, the peer is reported gone
@@ -126,6 +131,7 @@ typedef struct
   guint64 frames_dropped;       /* not popped in time */
   guint64 stalls;               /* links reopened for stalling */
   guint64 hello_timeouts;       /* caller: links reopened, no HELLO back */
+  guint64 silences;             /* links closed: the peer wrote, none came */
 } DonarLinkEngineStats;
 
 typedef struct

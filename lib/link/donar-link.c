@@ -293,6 +293,28 @@ donar_link_check_hello (DonarLink * link, gint64 now)
       " ms", (now - link->opened_at) / 1000);
 }
 
+/* A hung circuit whose socket still takes our writes (over Tor, the
+ * stream window holds about 250 KB) never fills the queue: the peer's
+ * frames that never come out of it tell first. */
+void
+donar_link_check_silence (DonarLink * link, gint64 now)
+{
+  DonarLinkEngine *engine = link->engine;
+  DonarLinkStats stats;
+  gint64 silent_us;
+
+  if (link->state != DONAR_LINK_OPEN ||
+      !donar_session_get_link_stats (engine->session, link->index, &stats))
+    return;
+  silent_us = (gint64) stats.silent_frames *
+      engine->settings.config.frame_period_us;
+  if (silent_us < engine->settings.silence_timeout_us)
+    return;
+  engine->silences++;
+  donar_link_close (link, now, "silent: the peer's frames of the last %"
+      G_GINT64_FORMAT " ms on it never came", silent_us / 1000);
+}
+
 /* Only once the engine's thread is gone. */
 void
 donar_link_dispose (DonarLink * link)

@@ -26,6 +26,12 @@
 #      closes and counts the links whose queues stay full (stalls,
 #      records_dropped), the caller dials them again over new circuits, the
 #      call goes on, and memory stays flat.
+#   E  three circuits of twelve hang (DONAR-FREEZE 3) over a torsim whose
+#      sockets buffer as the kernel likes, so that no queue fills for a long
+#      time: each end closes the links the peer's frames no longer come out
+#      of (silences), as it would behind a real tor, whose stream window
+#      takes 250 KB; the caller dials them again, and the call loses
+#      almost nothing.
 #
 # Everything started is stopped by PID, also on failure.  About 60 s.
 #
@@ -38,7 +44,7 @@ python=$3
 work=$(mktemp -d "${TMPDIR:-/tmp}/donar-torsim-faults.XXXXXX")
 source "$(dirname "$0")/processes.sh"
 logs=()
-for s in a b c d; do
+for s in a b c d e; do
   logs+=("torsim-$s.log" "callee-$s.log" "caller-$s.log" "callee-$s.json"
     "caller-$s.json")
 done
@@ -104,7 +110,8 @@ start_torsim a --seed 3 --links 32
 start_torsim b --seed 4 --max-pending "$max_pending"
 start_torsim c --seed 5
 start_torsim d --seed 6 --links 32 --constrained-sock-size 8192
-for s in a b c d; do
+start_torsim e --seed 7 --links 32
+for s in a b c d e; do
   wait_for_file "$work/ports-$s"
   eval "$(sed -n "s/^\(SOCKS_PORT\|CONTROL_PORT\)=/\1_$s=/p" "$work/ports-$s")"
 done
@@ -135,13 +142,26 @@ callee a 24
 callee b 40
 callee c 12
 callee d 56
-for s in a b c d; do wait_for_file "$work/address-$s"; done
+callee e 50
+for s in a b c d e; do wait_for_file "$work/address-$s"; done
 caller a 18
 caller b 30 --peer-timeout 3
 caller c 8
 caller d 50
-for s in a b c d; do wait_for_line "$work/caller-$s.log" all-links-up; done
+caller e 46 --policy double-send
+for s in a b c d e; do wait_for_line "$work/caller-$s.log" all-links-up; done
 sleep 1
+
+# E: once every link has carried frames both ways (a link joins L2ND every
+# 2-s window), three circuits hang, while the rest of the test goes on.
+(
+  sleep 14
+  reply=$(control "$CONTROL_PORT_e" DONAR-FREEZE 3)
+  echo "torsim e: $(echo "$reply" | tr '\n' ' ')" >&2
+  grep -q "^250 FROZEN=3" <<< "$reply"
+) &
+pids+=($!)
+freezer_pid_e=$!
 
 # D: the circuits of the 12 links stop forwarding, for good.
 reply=$(control "$CONTROL_PORT_d" DONAR-FREEZE)
@@ -280,9 +300,11 @@ rss_stalled=$(rss "$caller_pid_d")
 echo "caller d: VmRSS $rss_frozen kB at the freeze, $rss_stalled kB after a stall" >&2
 [ $((rss_stalled - rss_frozen)) -lt 4096 ]
 
+wait_exit "$freezer_pid_e" 20
+[ "$exit_status" -eq 0 ]
 wait_exit "$stranger_pid" 20
 echo "stranger: exit status $exit_status" >&2
-for s in a b c d; do
+for s in a b c d e; do
   for who in caller callee; do
     [ "$s$who" = bcallee ] && continue
     pid=${who}_pid_$s
@@ -295,6 +317,7 @@ done
 [ "$caller_status_b" -eq 0 ]
 [ "$caller_status_c" -eq 0 ]
 [ "$caller_status_d" -eq 0 ] && [ "$callee_status_d" -eq 0 ]
+[ "$caller_status_e" -eq 0 ] && [ "$callee_status_e" -eq 0 ]
 [ "$callee_status_c" -eq 1 ] || { echo "callee c: exit status $callee_status_c, not 1" >&2; exit 1; }
 grep -q "tor-lost: .*onion service" "$work/callee-c.log"
 grep -q "tor-lost: " "$work/caller-c.log"
@@ -364,5 +387,20 @@ check(caller_d["connections_opened"] >= 12 + caller_d["stalls"],
       "caller d: %d connections for %d stalls" % (caller_d["connections_opened"], caller_d["stalls"]))
 check(caller_d["frames_received"] >= 300,
       "caller d: only %d frames received: the call did not go on" % caller_d["frames_received"])
+
+# E: the three hung links were closed by the ends that saw the peer's
+# frames on them never come (not by a full queue), and dialed again; the
+# other nine carried the call meanwhile.
+caller_e, callee_e = load("caller-e.json"), load("callee-e.json")
+check(caller_e["silences"] >= 3,
+      "caller e: %d links closed as silent, not 3" % caller_e["silences"])
+check(callee_e["silences"] >= 1,
+      "callee e: %d links closed as silent" % callee_e["silences"])
+for name, r in (("caller e", caller_e), ("callee e", callee_e)):
+    check(r["stalls"] == 0, "%s: %d stalls" % (name, r["stalls"]))
+check(caller_e["connections_opened"] >= 12 + 3,
+      "caller e: %d connections" % caller_e["connections_opened"])
+unharmed("caller e", caller_e, 1000)
+unharmed("callee e", callee_e, 1000)
 sys.exit(0 if ok else 1)
 PY

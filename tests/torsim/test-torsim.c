@@ -915,11 +915,11 @@ test_backpressure (void)
   setup_free (s);
 }
 
-/* The reply of DONAR-FREEZE: how many streams it froze. */
+/* The reply of a DONAR-FREEZE command: how many streams it froze. */
 static guint
-freeze_streams (Ctl * c)
+freeze_streams (Ctl * c, const gchar * command)
 {
-  DonarTorctlReply *reply = ctl_command (c, "DONAR-FREEZE");
+  DonarTorctlReply *reply = ctl_command (c, command);
   guint64 frozen = G_MAXUINT64;
 
   g_assert_nonnull (reply);
@@ -934,7 +934,7 @@ freeze_streams (Ctl * c)
 /* DONAR-FREEZE: an open stream carries nothing more either way, and what
  * its caller can write is bounded by the socket buffers (constrained, as
  * tor's ConstrainedSockets, to 4096), not by --max-pending (1 MiB); a new
- * stream is served. */
+ * stream is served.  DONAR-FREEZE 1 freezes only the newest open stream. */
 static void
 test_freeze (void)
 {
@@ -942,7 +942,8 @@ test_freeze (void)
     "4096", NULL
   };
   Setup *s = setup_new (args, TRUE);
-  gint caller, callee, other_caller, other_callee, small = 8192;
+  gint caller, callee, other_caller, other_callee, newest_caller;
+  gint newest_callee, small = 8192;
   guint8 block[4096], in[1];
   guint64 written = 0;
   gint64 last_progress;
@@ -950,7 +951,7 @@ test_freeze (void)
   memset (block, 0x5A, sizeof block);
   caller = open_stream (s, "a", &callee);
   one_way_delay (caller, callee);
-  g_assert_cmpuint (freeze_streams (s->ctl), ==, 1);
+  g_assert_cmpuint (freeze_streams (s->ctl, "DONAR-FREEZE"), ==, 1);
 
   setsockopt (caller, SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
   g_assert_cmpint (fcntl (caller, F_SETFL, O_NONBLOCK), ==, 0);
@@ -978,7 +979,20 @@ test_freeze (void)
   other_caller = open_stream (s, "b", &other_callee);
   one_way_delay (other_caller, other_callee);
   one_way_delay (other_callee, other_caller);
-  g_assert_cmpuint (freeze_streams (s->ctl), ==, 1);
+  newest_caller = open_stream (s, "c", &newest_callee);
+  one_way_delay (newest_caller, newest_callee);
+  ctl_expect (s->ctl, "DONAR-FREEZE 0", 552);
+  ctl_expect (s->ctl, "DONAR-FREEZE two", 552);
+  g_assert_cmpuint (freeze_streams (s->ctl, "DONAR-FREEZE 1"), ==, 1);
+  write_all (newest_caller, block, 100);
+  g_assert_false (read_exact (newest_callee, in, 1, 500));
+  one_way_delay (other_caller, other_callee);
+  one_way_delay (other_callee, other_caller);
+  g_assert_cmpuint (freeze_streams (s->ctl, "DONAR-FREEZE 5"), ==, 1);
+  write_all (other_caller, block, 100);
+  g_assert_false (read_exact (other_callee, in, 1, 500));
+  close (newest_caller);
+  close (newest_callee);
   close (other_caller);
   close (other_callee);
   close (caller);

@@ -309,9 +309,16 @@ torsim_command_close_controls (TorsimControl * c, const char *args)
 void
 torsim_command_freeze (TorsimControl * c, const char *args)
 {
-  gchar *reply = g_strdup_printf ("250 FROZEN=%u",
-      torsim_streams_freeze (torsim_control_torsim (c)));
+  guint64 max_streams = G_MAXUINT;
+  gchar *reply;
 
+  if (*args != '\0' && !g_ascii_string_to_unsigned (args, 10, 1, G_MAXUINT,
+          &max_streams, NULL)) {
+    torsim_control_write (c, "552 Invalid number of streams (1 or more)");
+    return;
+  }
+  reply = g_strdup_printf ("250 FROZEN=%u",
+      torsim_streams_freeze (torsim_control_torsim (c), (guint) max_streams));
   torsim_control_write (c, reply);
   g_free (reply);
 }

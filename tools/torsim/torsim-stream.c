@@ -312,11 +312,11 @@ torsim_streams_close_all (Torsim * t)
 }
 
 guint
-torsim_streams_freeze (Torsim * t)
+torsim_streams_freeze (Torsim * t, guint max_streams)
 {
   guint frozen = 0;
 
-  for (GList * l = t->streams; l != NULL; l = l->next) {
+  for (GList * l = t->streams; l != NULL && frozen < max_streams; l = l->next) {
     TorsimStream *s = l->data;
 
     if (s->state != STREAM_OPEN || s->frozen)

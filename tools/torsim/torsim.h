@@ -149,9 +149,9 @@ G_GNUC_PRINTF (2, 3);
      void torsim_stream_link_ready (TorsimStream * s);
      void torsim_stream_link_failed (TorsimStream * s);
      void torsim_streams_close_all (Torsim * t);
-/* DONAR-FREEZE: the open streams are never read again, on either side;
- * returns how many. */
-     guint torsim_streams_freeze (Torsim * t);
+/* DONAR-FREEZE: open streams, the newest first and at most max_streams,
+ * are never read again, on either side; returns how many. */
+     guint torsim_streams_freeze (Torsim * t, guint max_streams);
      struct bufferevent *torsim_stream_client (TorsimStream * s);
 /* Bytes torsim holds for the stream: in flight, and read or to write. */
      gsize torsim_stream_buffered (TorsimStream * s);

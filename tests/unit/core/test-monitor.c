@@ -16,6 +16,14 @@ arrive (DonarMonitor * m, DonarReceiver * r, guint32 seq, guint link)
   donar_receiver_accept (r, seq);
 }
 
+/* 12 links, scores merged by their mean, nothing received yet. */
+static void
+start (DonarMonitor * m, DonarReceiver * r)
+{
+  donar_monitor_init (m, 12, DONAR_MERGE_MEAN, 2 * W);
+  donar_receiver_reset (r);
+}
+
 /* The paper's example: frame i arrives on link l after i+1, i+2 and i+3 came
  * on other links: its metric is 3. */
 static void
@@ -24,8 +32,7 @@ test_paper_example (void)
   DonarMonitor m;
   DonarReceiver r;
 
-  donar_monitor_init (&m, 12, DONAR_MERGE_MEAN, 2 * W);
-  donar_receiver_reset (&r);
+  start (&m, &r);
   arrive (&m, &r, 100, 0);
   arrive (&m, &r, 102, 1);
   arrive (&m, &r, 103, 2);
@@ -47,8 +54,7 @@ test_window_mean (void)
   DonarMonitor m;
   DonarReceiver r;
 
-  donar_monitor_init (&m, 12, DONAR_MERGE_MEAN, 2 * W);
-  donar_receiver_reset (&r);
+  start (&m, &r);
   arrive (&m, &r, 2, 1);
   arrive (&m, &r, 3, 1);
   arrive (&m, &r, 4, 1);
@@ -73,8 +79,7 @@ test_missing_frame_charged_to_its_link (void)
   DonarMonitor m;
   DonarReceiver r;
 
-  donar_monitor_init (&m, 12, DONAR_MERGE_MEAN, 2 * W);
-  donar_receiver_reset (&r);
+  start (&m, &r);
   /* Message 11 on link 4 lists (age 1, link 2). */
   donar_monitor_note_sent (&m, 10, 2);
   arrive (&m, &r, 11, 4);
@@ -107,8 +112,7 @@ test_missing_copy_of_double_send (void)
   DonarMonitor m;
   DonarReceiver r;
 
-  donar_monitor_init (&m, 12, DONAR_MERGE_MEAN, 2 * W);
-  donar_receiver_reset (&r);
+  start (&m, &r);
   donar_monitor_note_sent (&m, 20, 8);
   arrive (&m, &r, 20, 1);
   arrive (&m, &r, 21, 3);
@@ -129,8 +133,7 @@ test_merge (void)
   remote[4] = 100;
   remote[5] = 40;
 
-  donar_monitor_init (&m, 12, DONAR_MERGE_MEAN, 2 * W);
-  donar_receiver_reset (&r);
+  start (&m, &r);
   arrive (&m, &r, 1, 3);
   arrive (&m, &r, 2, 3);
   arrive (&m, &r, 4, 3);
@@ -165,8 +168,7 @@ test_forget_link (void)
   DonarMonitor m;
   DonarReceiver r;
 
-  donar_monitor_init (&m, 12, DONAR_MERGE_MEAN, 2 * W);
-  donar_receiver_reset (&r);
+  start (&m, &r);
   donar_monitor_note_sent (&m, 1, 9);
   arrive (&m, &r, 2, 0);
   /* Link 9 closed: its lost frame is not held against the new circuit. */
@@ -184,8 +186,7 @@ test_overdue (void)
   DonarMonitor m;
   DonarReceiver r;
 
-  donar_monitor_init (&m, 12, DONAR_MERGE_MEAN, 2 * W);
-  donar_receiver_reset (&r);
+  start (&m, &r);
   arrive (&m, &r, 9, 1);
   donar_monitor_note_sent (&m, 10, 2);
   for (guint32 seq = 11; seq <= 17; seq++)
@@ -205,6 +206,54 @@ test_overdue (void)
   g_assert_cmpint (m.alarm[2], ==, 0);
 }
 
+/* Link 3 delivered frame 20.  The peer then sent 22 and 24 on it, which
+ * never came, while 21 to 30 came on link 5: link 3 is silent from 22,
+ * with 8 frames (23 to 30) delivered since.  Frame 19, sent before what
+ * link 3 delivered last, came or was dropped at the sender: not silence. */
+static void
+test_silent_link (void)
+{
+  DonarMonitor m;
+  DonarReceiver r;
+
+  start (&m, &r);
+  /* Nothing came on link 3 yet: what the peer names of it may have gone
+   * on the connection this one replaced. */
+  arrive (&m, &r, 18, 5);
+  donar_monitor_note_sent (&m, 17, 3);
+  g_assert_cmpuint (donar_monitor_silent_frames (&m, &r, 3), ==, 0);
+
+  arrive (&m, &r, 20, 3);
+  donar_monitor_note_sent (&m, 19, 3);
+  for (guint32 seq = 21; seq <= 30; seq++) {
+    if (seq == 22 || seq == 24)
+      donar_monitor_note_sent (&m, seq, 3);
+    else
+      arrive (&m, &r, seq, 5);
+  }
+  g_assert_cmpuint (donar_monitor_silent_frames (&m, &r, 3), ==, 8);
+  g_assert_cmpuint (donar_monitor_silent_frames (&m, &r, 5), ==, 0);
+  /* The peer's later lists name 22 again: still silent from 22. */
+  donar_monitor_note_sent (&m, 22, 3);
+  g_assert_cmpuint (donar_monitor_silent_frames (&m, &r, 3), ==, 8);
+
+  /* 22 comes late: the link is alive. */
+  arrive (&m, &r, 22, 3);
+  g_assert_cmpuint (donar_monitor_silent_frames (&m, &r, 3), ==, 0);
+  donar_monitor_note_sent (&m, 31, 3);
+  arrive (&m, &r, 32, 5);
+  arrive (&m, &r, 33, 5);
+  g_assert_cmpuint (donar_monitor_silent_frames (&m, &r, 3), ==, 2);
+
+  /* Closed: a new connection starts without the old one's silence, and
+   * without its history. */
+  donar_monitor_forget_link (&m, 3);
+  g_assert_cmpuint (donar_monitor_silent_frames (&m, &r, 3), ==, 0);
+  donar_monitor_note_sent (&m, 34, 3);
+  arrive (&m, &r, 35, 5);
+  g_assert_cmpuint (donar_monitor_silent_frames (&m, &r, 3), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -218,5 +267,6 @@ main (int argc, char **argv)
   g_test_add_func ("/monitor/merge", test_merge);
   g_test_add_func ("/monitor/forget-link", test_forget_link);
   g_test_add_func ("/monitor/overdue", test_overdue);
+  g_test_add_func ("/monitor/silent-link", test_silent_link);
   return g_test_run ();
 }
