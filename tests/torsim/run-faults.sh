@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The `torsim-faults` test: faults of the real-time stack over donar-torsim,
 # each with the outcome a user should get (docs/torsim.md, *Faults*).
-# Three calls of two donar-call processes run at once, each over its own
+# Five calls of two donar-call processes run at once, each over its own
 # donar-torsim:
 #
 #   A  a stranger caller with the right onion but a wrong call secret, and
