@@ -77,7 +77,7 @@ expected_link (DonarExpectedFrame * frame, guint link)
 }
 
 static void
-note_silence (DonarMonitor * monitor, guint32 seq, guint link)
+note_silence (DonarMonitor * monitor, guint32 seq, guint link, gint64 now)
 {
   /* Only from the link's first data on: until then the peer's lists may
    * still name frames it wrote to the connection this one replaced.  And
@@ -86,21 +86,24 @@ note_silence (DonarMonitor * monitor, guint32 seq, guint link)
   if (!monitor->arrived_any[link] ||
       donar_seq_diff (seq, monitor->last_arrival[link]) <= 0)
     return;
-  if (!monitor->silent[link] ||
-      donar_seq_diff (seq, monitor->silent_from[link]) < 0) {
+  if (!monitor->silent[link]) {
     monitor->silent_from[link] = seq;
+    monitor->silent_since[link] = now;
     monitor->silent[link] = TRUE;
+  } else if (donar_seq_diff (seq, monitor->silent_from[link]) < 0) {
+    monitor->silent_from[link] = seq;
   }
 }
 
 void
-donar_monitor_note_sent (DonarMonitor * monitor, guint32 seq, guint link)
+donar_monitor_note_sent (DonarMonitor * monitor, guint32 seq, guint link,
+    gint64 now)
 {
   DonarExpectedFrame *frame = expected_slot (monitor, seq);
 
   if (frame)
     expected_link (frame, link);
-  note_silence (monitor, seq, link);
+  note_silence (monitor, seq, link, now);
 }
 
 static void
@@ -231,6 +234,19 @@ donar_monitor_silent_frames (const DonarMonitor * monitor,
     return 0;
   behind = donar_seq_diff (receiver->highest, monitor->silent_from[link]);
   return behind > 0 ? (guint) behind : 0;
+}
+
+gint64
+donar_monitor_silence_us (const DonarMonitor * monitor,
+    const DonarReceiver * receiver, guint link, gint64 now,
+    gint64 frame_period_us)
+{
+  gint64 by_frames = (gint64) donar_monitor_silent_frames (monitor, receiver,
+      link) * frame_period_us;
+
+  if (by_frames == 0)
+    return 0;
+  return MAX (0, MIN (by_frames, now - monitor->silent_since[link]));
 }
 
 gint32

@@ -48,6 +48,7 @@ typedef struct
    * of (a circuit that hangs).  Only for a link that delivered data since
    * it opened. */
   guint32 silent_from[DONAR_MAX_LINKS];
+  gint64 silent_since[DONAR_MAX_LINKS];     /* when we learned of it */
   gboolean silent[DONAR_MAX_LINKS];
   DonarExpectedFrame expected[DONAR_MONITOR_HISTORY];
 } DonarMonitor;
@@ -61,7 +62,7 @@ void donar_monitor_forget_link (DonarMonitor * monitor, guint link);
 
 /* The peer says (in a recent-links list) that frame seq went on link. */
 void donar_monitor_note_sent (DonarMonitor * monitor, guint32 seq,
-    guint link);
+    guint link, gint64 now);
 /* The copy of seq sent on link arrived, `out_of_order` frames after seq
  * having been delivered before it. */
 void donar_monitor_on_arrival (DonarMonitor * monitor, guint32 seq,
@@ -86,6 +87,14 @@ guint32 donar_monitor_check_overdue (DonarMonitor * monitor,
  * keeps up.  Grows with the time the link has carried nothing. */
 guint donar_monitor_silent_frames (const DonarMonitor * monitor,
     const DonarReceiver * receiver, guint link);
+/* How long the link has been silent by both clocks: the frames delivered
+ * since (at frame_period_us each) and the time since we learned of the
+ * first lost one, whichever is less.  Frames alone would count a peer
+ * that catches up after a pause in a burst; time alone would count the
+ * frames in flight when the peer stopped sending altogether. */
+gint64 donar_monitor_silence_us (const DonarMonitor * monitor,
+    const DonarReceiver * receiver, guint link, gint64 now,
+    gint64 frame_period_us);
 
 gint32 donar_monitor_local (const DonarMonitor * monitor, guint link);
 /* What we tell the peer of a link: the local aggregate, or the alarm of

@@ -299,7 +299,7 @@ handle_data (DonarSession * session, guint link, const guint8 * data,
   out_of_order = donar_receiver_count_newer (&session->receiver, message.seq);
   for (guint i = 0; i < message.n_recent; i++)
     donar_monitor_note_sent (&session->monitor,
-        message.seq - message.recent[i].age, message.recent[i].link);
+        message.seq - message.recent[i].age, message.recent[i].link, now);
   donar_monitor_on_arrival (&session->monitor, message.seq, link, out_of_order);
   donar_monitor_set_remote (&session->monitor, message.scores,
       message.n_scores, now);
@@ -470,4 +470,14 @@ donar_session_get_link_stats (const DonarSession * session, guint link,
   stats->silent_frames = donar_monitor_silent_frames (&session->monitor,
       &session->receiver, link);
   return TRUE;
+}
+
+gint64
+donar_session_get_link_silence (const DonarSession * session, guint link,
+    gint64 now)
+{
+  if (link >= session->config.n_links)
+    return 0;
+  return donar_monitor_silence_us (&session->monitor, &session->receiver,
+      link, now, session->config.frame_period_us);
 }

@@ -197,6 +197,12 @@ void donar_session_get_stats (const DonarSession * session,
     DonarSessionStats * stats);
 gboolean donar_session_get_link_stats (const DonarSession * session,
     guint link, DonarLinkStats * stats);
+/* How long the peer has been writing to the link with nothing coming out
+ * of it (a circuit that hangs), in µs: the lesser of the frames delivered
+ * on other links since the first lost one (at Tframe each) and the time
+ * since we learned of it.  0 while the link keeps up. */
+gint64 donar_session_get_link_silence (const DonarSession * session,
+    guint link, gint64 now);
 const DonarConfig *donar_session_get_config (const DonarSession * session);
 
 G_END_DECLS

@@ -63,9 +63,9 @@ typedef struct
    * caller's open link must hear the callee's HELLO within it. */
   gint64 hello_timeout_us;
   /* A link the peer keeps writing to while nothing comes out of it (its
-   * circuit hangs) is closed, and dialed again by the caller, once the
-   * frames delivered on other links since the first one it lost span
-   * this long (at Tframe each). */
+   * circuit hangs) is closed, and dialed again by the caller, once it has
+   * been silent this long (donar_session_get_link_silence: by the frames
+   * delivered on other links since, and by the clock). */
   gint64 silence_timeout_us;
   gint64 backoff_min_us;
   gint64 backoff_max_us;

@@ -300,14 +300,12 @@ void
 donar_link_check_silence (DonarLink * link, gint64 now)
 {
   DonarLinkEngine *engine = link->engine;
-  DonarLinkStats stats;
   gint64 silent_us;
 
-  if (link->state != DONAR_LINK_OPEN ||
-      !donar_session_get_link_stats (engine->session, link->index, &stats))
+  if (link->state != DONAR_LINK_OPEN)
     return;
-  silent_us = (gint64) stats.silent_frames *
-      engine->settings.config.frame_period_us;
+  silent_us = donar_session_get_link_silence (engine->session, link->index,
+      now);
   if (silent_us < engine->settings.silence_timeout_us)
     return;
   engine->silences++;

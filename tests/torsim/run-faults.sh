@@ -25,7 +25,8 @@
 #      its sockets' buffers as tor's ConstrainedSockets does.  Each end
 #      closes and counts the links whose queues stay full (stalls,
 #      records_dropped), the caller dials them again over new circuits, the
-#      call goes on, and memory stays flat.
+#      call goes on, and memory stays flat; once those carry frames, the
+#      frozen links left are closed as silent (silences);
 #   E  three circuits of twelve hang (DONAR-FREEZE 3) over a torsim whose
 #      sockets buffer as the kernel likes, so that no queue fills for a long
 #      time: each end closes the links the peer's frames no longer come out
@@ -387,6 +388,10 @@ check(caller_d["connections_opened"] >= 12 + caller_d["stalls"],
       "caller d: %d connections for %d stalls" % (caller_d["connections_opened"], caller_d["stalls"]))
 check(caller_d["frames_received"] >= 300,
       "caller d: only %d frames received: the call did not go on" % caller_d["frames_received"])
+# Once the links dialed again carry frames, the frozen ones the scheduler no
+# longer uses (whose queues never fill) are closed as silent.
+check(caller_d["silences"] >= 1,
+      "caller d: no frozen link closed as silent (%d stalls)" % caller_d["stalls"])
 
 # E: the three hung links were closed by the ends that saw the peer's
 # frames on them never come (not by a full queue), and dialed again; the

@@ -11,7 +11,7 @@ arrive (DonarMonitor * m, DonarReceiver * r, guint32 seq, guint link)
 {
   guint ooo = donar_receiver_count_newer (r, seq);
 
-  donar_monitor_note_sent (m, seq, link);
+  donar_monitor_note_sent (m, seq, link, 0);
   donar_monitor_on_arrival (m, seq, link, ooo);
   donar_receiver_accept (r, seq);
 }
@@ -81,11 +81,11 @@ test_missing_frame_charged_to_its_link (void)
 
   start (&m, &r);
   /* Message 11 on link 4 lists (age 1, link 2). */
-  donar_monitor_note_sent (&m, 10, 2);
+  donar_monitor_note_sent (&m, 10, 2, 0);
   arrive (&m, &r, 11, 4);
   /* Message 12 on link 6 lists (age 1, link 4), (age 2, link 2). */
-  donar_monitor_note_sent (&m, 11, 4);
-  donar_monitor_note_sent (&m, 10, 2);
+  donar_monitor_note_sent (&m, 11, 4, 0);
+  donar_monitor_note_sent (&m, 10, 2, 0);
   arrive (&m, &r, 12, 6);
   donar_monitor_close_window (&m, &r);
   g_assert_cmpint (donar_monitor_local (&m, 2), ==, 200);
@@ -113,7 +113,7 @@ test_missing_copy_of_double_send (void)
   DonarReceiver r;
 
   start (&m, &r);
-  donar_monitor_note_sent (&m, 20, 8);
+  donar_monitor_note_sent (&m, 20, 8, 0);
   arrive (&m, &r, 20, 1);
   arrive (&m, &r, 21, 3);
   donar_monitor_close_window (&m, &r);
@@ -169,7 +169,7 @@ test_forget_link (void)
   DonarReceiver r;
 
   start (&m, &r);
-  donar_monitor_note_sent (&m, 1, 9);
+  donar_monitor_note_sent (&m, 1, 9, 0);
   arrive (&m, &r, 2, 0);
   /* Link 9 closed: its lost frame is not held against the new circuit. */
   donar_monitor_forget_link (&m, 9);
@@ -188,7 +188,7 @@ test_overdue (void)
 
   start (&m, &r);
   arrive (&m, &r, 9, 1);
-  donar_monitor_note_sent (&m, 10, 2);
+  donar_monitor_note_sent (&m, 10, 2, 0);
   for (guint32 seq = 11; seq <= 17; seq++)
     arrive (&m, &r, seq, 3 + seq % 4);
   g_assert_cmpuint (donar_monitor_check_overdue (&m, &r, 8), ==, 0);
@@ -220,27 +220,27 @@ test_silent_link (void)
   /* Nothing came on link 3 yet: what the peer names of it may have gone
    * on the connection this one replaced. */
   arrive (&m, &r, 18, 5);
-  donar_monitor_note_sent (&m, 17, 3);
+  donar_monitor_note_sent (&m, 17, 3, 0);
   g_assert_cmpuint (donar_monitor_silent_frames (&m, &r, 3), ==, 0);
 
   arrive (&m, &r, 20, 3);
-  donar_monitor_note_sent (&m, 19, 3);
+  donar_monitor_note_sent (&m, 19, 3, 0);
   for (guint32 seq = 21; seq <= 30; seq++) {
     if (seq == 22 || seq == 24)
-      donar_monitor_note_sent (&m, seq, 3);
+      donar_monitor_note_sent (&m, seq, 3, 0);
     else
       arrive (&m, &r, seq, 5);
   }
   g_assert_cmpuint (donar_monitor_silent_frames (&m, &r, 3), ==, 8);
   g_assert_cmpuint (donar_monitor_silent_frames (&m, &r, 5), ==, 0);
   /* The peer's later lists name 22 again: still silent from 22. */
-  donar_monitor_note_sent (&m, 22, 3);
+  donar_monitor_note_sent (&m, 22, 3, 0);
   g_assert_cmpuint (donar_monitor_silent_frames (&m, &r, 3), ==, 8);
 
   /* 22 comes late: the link is alive. */
   arrive (&m, &r, 22, 3);
   g_assert_cmpuint (donar_monitor_silent_frames (&m, &r, 3), ==, 0);
-  donar_monitor_note_sent (&m, 31, 3);
+  donar_monitor_note_sent (&m, 31, 3, 0);
   arrive (&m, &r, 32, 5);
   arrive (&m, &r, 33, 5);
   g_assert_cmpuint (donar_monitor_silent_frames (&m, &r, 3), ==, 2);
@@ -249,9 +249,42 @@ test_silent_link (void)
    * without its history. */
   donar_monitor_forget_link (&m, 3);
   g_assert_cmpuint (donar_monitor_silent_frames (&m, &r, 3), ==, 0);
-  donar_monitor_note_sent (&m, 34, 3);
+  donar_monitor_note_sent (&m, 34, 3, 0);
   arrive (&m, &r, 35, 5);
   g_assert_cmpuint (donar_monitor_silent_frames (&m, &r, 3), ==, 0);
+}
+
+/* Silence by both clocks, at 40-ms frames.  At 1 s the peer's list says
+ * frame 101 went on link 3, which last delivered 100.  A burst of 250
+ * frames (102 to 351, 10 s of frames) comes on link 5 by 2 s, as from a
+ * peer catching up after a pause: 1 s of silence, not 10; at 9 s, 8 s.
+ * Link 7 delivered 352; at 2 s frame 353 went on it, and then the peer
+ * stopped sending altogether: nothing newer came anywhere, so however long
+ * that lasts, link 7 is not silent. */
+static void
+test_silence_by_both_clocks (void)
+{
+  const gint64 frame = 40 * 1000, s = G_USEC_PER_SEC;
+  DonarMonitor m;
+  DonarReceiver r;
+
+  start (&m, &r);
+  arrive (&m, &r, 100, 3);
+  donar_monitor_note_sent (&m, 101, 3, 1 * s);
+  for (guint32 seq = 102; seq <= 351; seq++)
+    arrive (&m, &r, seq, 5);
+  g_assert_cmpuint (donar_monitor_silent_frames (&m, &r, 3), ==, 250);
+  g_assert_cmpint (donar_monitor_silence_us (&m, &r, 3, 2 * s, frame), ==,
+      1 * s);
+  g_assert_cmpint (donar_monitor_silence_us (&m, &r, 3, 9 * s, frame), ==,
+      8 * s);
+  g_assert_cmpint (donar_monitor_silence_us (&m, &r, 3, 20 * s, frame), ==,
+      10 * s);
+  g_assert_cmpint (donar_monitor_silence_us (&m, &r, 5, 20 * s, frame), ==, 0);
+
+  arrive (&m, &r, 352, 7);
+  donar_monitor_note_sent (&m, 353, 7, 2 * s);
+  g_assert_cmpint (donar_monitor_silence_us (&m, &r, 7, 60 * s, frame), ==, 0);
 }
 
 int
@@ -268,5 +301,7 @@ main (int argc, char **argv)
   g_test_add_func ("/monitor/forget-link", test_forget_link);
   g_test_add_func ("/monitor/overdue", test_overdue);
   g_test_add_func ("/monitor/silent-link", test_silent_link);
+  g_test_add_func ("/monitor/silence-by-both-clocks",
+      test_silence_by_both_clocks);
   return g_test_run ();
 }
