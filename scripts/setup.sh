@@ -78,10 +78,13 @@ case "${1:-run}" in
     build
     meson test -C build --print-errorlogs
     # The fuzz targets need the whole project built by clang: a build
-    # directory of their own, and a short run of each.
+    # directory of their own, and a short run of each.  All of it is built,
+    # not only what the fuzz suite needs, so that clang's warnings (errors
+    # here, as in every build) are checked too.
     if [ ! -f build-fuzz/build.ninja ]; then
       CC=clang meson setup build-fuzz
     fi
+    ninja -C build-fuzz
     meson test -C build-fuzz --suite fuzz --print-errorlogs
     # AddressSanitizer (leaks included) and UndefinedBehaviorSanitizer over
     # the unit and element suites (the latter also under GStreamer's leaks

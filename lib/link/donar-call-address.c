@@ -63,6 +63,33 @@ bad:
 }
 
 static gboolean
+parse_param (const gchar * name, const gchar * value,
+    DonarCallAddress * address, gboolean * have_secret, GError ** error)
+{
+  if (g_strcmp0 (name, "secret") == 0 && !*have_secret) {
+    if (!parse_secret (value, address->secret, error))
+      return FALSE;
+    *have_secret = TRUE;
+  } else if (g_strcmp0 (name, "auth") == 0 && address->client_auth_key == NULL) {
+    if (!is_base32 (value, DONAR_CLIENT_AUTH_KEY_LENGTH, FALSE)) {
+      g_set_error (error, DONAR_CALL_ADDRESS_ERROR,
+          DONAR_CALL_ADDRESS_ERROR_AUTH,
+          "the client authorization key must be %d base32 characters",
+          DONAR_CLIENT_AUTH_KEY_LENGTH);
+      return FALSE;
+    }
+    address->client_auth_key = g_ascii_strup (value, -1);
+  } else {
+    g_set_error (error, DONAR_CALL_ADDRESS_ERROR,
+        DONAR_CALL_ADDRESS_ERROR_SYNTAX,
+        "unknown or repeated parameter \"%s\" (expected secret and "
+        "optionally auth)", name);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
 parse_query (const gchar * query, DonarCallAddress * address, GError ** error)
 {
   GUriParamsIter iter;
@@ -72,30 +99,15 @@ parse_query (const gchar * query, DonarCallAddress * address, GError ** error)
   g_uri_params_iter_init (&iter, query ? query : "", -1, "&",
       G_URI_PARAMS_NONE);
   while (g_uri_params_iter_next (&iter, &name, &value, NULL)) {
-    g_autofree gchar *owned_name = name;
-    g_autofree gchar *owned_value = value;
+    gboolean ok = parse_param (name, value, address, &have_secret, error);
 
-    if (g_strcmp0 (name, "secret") == 0 && !have_secret) {
-      if (!parse_secret (value, address->secret, error))
-        return FALSE;
-      have_secret = TRUE;
-    } else if (g_strcmp0 (name, "auth") == 0
-        && address->client_auth_key == NULL) {
-      if (!is_base32 (value, DONAR_CLIENT_AUTH_KEY_LENGTH, FALSE)) {
-        g_set_error (error, DONAR_CALL_ADDRESS_ERROR,
-            DONAR_CALL_ADDRESS_ERROR_AUTH,
-            "the client authorization key must be %d base32 characters",
-            DONAR_CLIENT_AUTH_KEY_LENGTH);
-        return FALSE;
-      }
-      address->client_auth_key = g_ascii_strup (value, -1);
-    } else {
-      g_set_error (error, DONAR_CALL_ADDRESS_ERROR,
-          DONAR_CALL_ADDRESS_ERROR_SYNTAX,
-          "unknown or repeated parameter \"%s\" (expected secret and "
-          "optionally auth)", name);
+    g_free (name);
+    /* The value is the call secret or the client authorization key. */
+    if (value != NULL)
+      explicit_bzero (value, strlen (value));
+    g_free (value);
+    if (!ok)
       return FALSE;
-    }
   }
   if (!have_secret) {
     g_set_error (error, DONAR_CALL_ADDRESS_ERROR,

@@ -374,7 +374,7 @@ main (int argc, char **argv)
         "Running on after the window, for the peer's (3)", "S"},
     {"times", 0, 0, G_OPTION_ARG_FILENAME, &o->times,
         "Write PREFIX.sent and PREFIX.recv (seq, µs)", "PREFIX"},
-    {NULL}
+    G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context =
       g_option_context_new ("[callee | caller]");

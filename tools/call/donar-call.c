@@ -469,7 +469,7 @@ main (int argc, char **argv)
         "The report as one JSON object", NULL},
     {"quiet", 0, 0, G_OPTION_ARG_NONE, &o.quiet,
         "No progress and events on stderr", NULL},
-    {NULL}
+    G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context =
       g_option_context_new ("callee | caller ADDRESS");

@@ -340,7 +340,7 @@ main (int argc, char **argv)
           "donar-sim --frame-log)", "FILE"},
     {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the summary as JSON",
         NULL},
-    {NULL}
+    G_OPTION_ENTRY_NULL
   };
   GOptionContext *context = g_option_context_new ("- a DONAR call on one "
       "machine and its QoE");

@@ -196,7 +196,7 @@ main (int argc, char **argv)
           "adaptive: largest target (1000 ms)", "MS"},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &paths, NULL,
           NULL},
-      {NULL}
+      G_OPTION_ENTRY_NULL
     };
 
     context = g_option_context_new ("TRACE.csv|DIR... - compare playout "

@@ -144,7 +144,7 @@ main (int argc, char **argv)
         "the receiver's clock runs this much fast (0)", "PPM"},
     {"spiky", 0, 0, G_OPTION_ARG_DOUBLE, &spiky_share,
         "share of calls with spikes 5 times as often (0.1)", "SHARE"},
-    {NULL}
+    G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context =
       g_option_context_new ("- synthetic per-frame traces (donar-sim "

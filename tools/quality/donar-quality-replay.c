@@ -728,7 +728,7 @@ main (int argc, char **argv)
         "write the clean segments' audio too (to check the shortcut)", NULL},
     {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &paths, NULL,
         NULL},
-    {NULL}
+    G_OPTION_ENTRY_NULL
   };
 
   context = g_option_context_new ("[LOG.csv|DIR...] - replay frame logs "

@@ -115,7 +115,7 @@ torsim_options_parse (TorsimOptions * options, int *argc, char ***argv,
           "default: the kernel's)", "BYTES"},
     {"verbose", 'v', 0, G_OPTION_ARG_NONE, &options->verbose,
         "Log connections, circuits and failures on stderr", NULL},
-    {NULL}
+    G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context =
       g_option_context_new ("- an emulated Tor client over the link model");
