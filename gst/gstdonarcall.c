@@ -7,6 +7,8 @@
 
 #include "gstdonarcall.h"
 
+#include "donar-secret.h"
+
 #include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_donar_call_debug);
@@ -197,7 +199,7 @@ gst_donar_call_client_init (GstDonarCallClient * client, GstElement * element)
 void
 gst_donar_call_client_clear (GstDonarCallClient * client)
 {
-  g_free (client->settings.address);
+  donar_secret_free (client->settings.address);
   g_free (client->settings.call);
   g_free (client->settings.tor_control);
   gst_structure_free (client->counters);
@@ -223,6 +225,8 @@ gst_donar_call_client_set_property (GstDonarCallClient * client,
   GST_OBJECT_LOCK (client->element);
   switch (prop_id) {
     case GST_DONAR_CALL_PROP_ADDRESS:
+      donar_secret_free (s->address);
+      s->address = NULL;
       set_string (&s->address, value);
       break;
     case GST_DONAR_CALL_PROP_CALLEE:
@@ -354,11 +358,14 @@ client_ready (GstDonarCall * call, GstDonarCallClient * client)
     gboolean callee = call->options.role == DONAR_ROLE_CALLEE;
 
     post_progress (client, GST_PROGRESS_TYPE_COMPLETE, "call set up");
-    gst_element_post_message (element,
-        gst_message_new_element (GST_OBJECT (element),
-            gst_structure_new ("donar-call-address", "address",
-                G_TYPE_STRING, address, "callee", G_TYPE_BOOLEAN, callee,
-                NULL)));
+    /* Only the callee has an address to give; the caller's would only put
+     * its secret in the hands of whoever watches the bus. */
+    if (callee)
+      gst_element_post_message (element,
+          gst_message_new_element (GST_OBJECT (element),
+              gst_structure_new ("donar-call-address", "address",
+                  G_TYPE_STRING, address, "callee", G_TYPE_BOOLEAN, TRUE,
+                  NULL)));
     gst_element_post_message (element,
         gst_message_new_element (GST_OBJECT (element),
             gst_structure_new ("donar-ready", "callee", G_TYPE_BOOLEAN,
@@ -523,10 +530,7 @@ call_free (GstDonarCall * call)
   g_clear_error (&call->error);
   g_object_unref (call->cancellable);
   donar_call_options_clear (&call->options);
-  if (call->address) {
-    explicit_bzero (call->address, strlen (call->address));
-    g_free (call->address);
-  }
+  donar_secret_free (call->address);
   g_free (call->name);
   g_mutex_clear (&call->lock);
   g_free (call);

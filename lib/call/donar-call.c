@@ -1,6 +1,7 @@
 /* A call end to end (donar-call.h). */
 #include "donar-call.h"
 #include "donar-client-auth.h"
+#include "donar-secret.h"
 
 #include <string.h>
 #include <sys/random.h>
@@ -244,6 +245,33 @@ give_tor_client_key (DonarCall * call, const DonarCallOptions * options,
   return ok;
 }
 
+/* The caller's address, parsed and fit for the transport; on an error
+ * nothing is left to clear. */
+static gboolean
+parse_caller_address (const DonarCallOptions * options,
+    DonarCallAddress * address, GError ** error)
+{
+  gboolean direct;
+
+  if (!donar_call_address_parse (options->address, address, error))
+    return FALSE;
+  direct = g_strcmp0 (address->host, "127.0.0.1") == 0;
+  if (direct != (options->transport == DONAR_CALL_TRANSPORT_DIRECT)) {
+    g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
+        direct ? "a 127.0.0.1 address is for direct calls, without Tor" :
+        "an onion address needs Tor: a direct call cannot reach it");
+    donar_call_address_clear (address);
+    return FALSE;
+  }
+  if (address->client_auth_key && direct) {
+    g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
+        "a 127.0.0.1 address cannot carry a client authorization key");
+    donar_call_address_clear (address);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean
 prepare_caller (DonarCall * call, const DonarCallOptions * options,
     DonarLinkEngineSettings * settings, DonarCallProgressFunc progress,
@@ -252,22 +280,9 @@ prepare_caller (DonarCall * call, const DonarCallOptions * options,
   DonarCallAddress address;
   gboolean direct;
 
-  if (!donar_call_address_parse (options->address, &address, error))
+  if (!parse_caller_address (options, &address, error))
     return FALSE;
   direct = g_strcmp0 (address.host, "127.0.0.1") == 0;
-  if (direct != (options->transport == DONAR_CALL_TRANSPORT_DIRECT)) {
-    g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
-        direct ? "a 127.0.0.1 address is for direct calls, without Tor" :
-        "an onion address needs Tor: a direct call cannot reach it");
-    donar_call_address_clear (&address);
-    return FALSE;
-  }
-  if (address.client_auth_key && direct) {
-    g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
-        "a 127.0.0.1 address cannot carry a client authorization key");
-    donar_call_address_clear (&address);
-    return FALSE;
-  }
   if (address.client_auth_key && !give_tor_client_key (call, options,
           &address, cancellable, error)) {
     donar_call_address_clear (&address);
@@ -357,6 +372,13 @@ donar_call_start (const DonarCallOptions * options,
     g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
         "a caller needs the callee's call address");
     ok = FALSE;
+  } else if (options->role == DONAR_ROLE_CALLER) {
+    DonarCallAddress address;
+
+    /* A bad address is said at once, not after tor's bootstrap. */
+    ok = parse_caller_address (options, &address, error);
+    if (ok)
+      donar_call_address_clear (&address);
   }
   if (ok && options->transport == DONAR_CALL_TRANSPORT_TOR)
     ok = open_tor (call, options, progress, user_data, cancellable, error);
@@ -445,9 +467,6 @@ donar_call_free (DonarCall * call)
   g_free (call->client_auth_service_id);
   g_clear_error (&call->tor_lost);
   g_mutex_clear (&call->lock);
-  if (call->address) {
-    explicit_bzero (call->address, strlen (call->address));
-    g_free (call->address);
-  }
+  donar_secret_free (call->address);
   g_free (call);
 }

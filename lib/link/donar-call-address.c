@@ -1,5 +1,6 @@
 /* The call address string (donar-call-address.h), parsed with GUri. */
 #include "donar-call-address.h"
+#include "donar-secret.h"
 
 #include <string.h>
 
@@ -103,9 +104,7 @@ parse_query (const gchar * query, DonarCallAddress * address, GError ** error)
 
     g_free (name);
     /* The value is the call secret or the client authorization key. */
-    if (value != NULL)
-      explicit_bzero (value, strlen (value));
-    g_free (value);
+    donar_secret_free (value);
     if (!ok)
       return FALSE;
   }
@@ -122,7 +121,8 @@ donar_call_address_parse (const gchar * text, DonarCallAddress * address,
     GError ** error)
 {
   g_autoptr (GUri) uri = NULL;
-  const gchar *host;
+  g_autofree gchar *without_query = NULL;
+  const gchar *query, *host;
   gint port;
 
   g_return_val_if_fail (address != NULL, FALSE);
@@ -133,8 +133,13 @@ donar_call_address_parse (const gchar * text, DonarCallAddress * address,
         DONAR_CALL_ADDRESS_ERROR_SYNTAX, "a call address starts with donar://");
     return FALSE;
   }
-  uri = g_uri_parse (text, G_URI_FLAGS_ENCODED_QUERY, NULL);
+  /* GUri sees the address without its query, which holds the secrets:
+   * it would keep copies of it that it frees unwiped. */
+  query = strchr (text, '?');
+  without_query = query ? g_strndup (text, query - text) : g_strdup (text);
+  uri = g_uri_parse (without_query, G_URI_FLAGS_NONE, NULL);
   if (uri == NULL || g_uri_get_userinfo (uri) != NULL ||
+      (query != NULL && strchr (query, '#') != NULL) ||
       g_uri_get_fragment (uri) != NULL ||
       (g_strcmp0 (g_uri_get_path (uri), "") != 0 &&
           g_strcmp0 (g_uri_get_path (uri), "/") != 0)) {
@@ -158,7 +163,7 @@ donar_call_address_parse (const gchar * text, DonarCallAddress * address,
         DONAR_CALL_ADDRESS_ERROR_PORT, "the address needs a port, 1 to 65535");
     return FALSE;
   }
-  if (!parse_query (g_uri_get_query (uri), address, error)) {
+  if (!parse_query (query ? query + 1 : NULL, address, error)) {
     donar_call_address_clear (address);
     return FALSE;
   }
@@ -170,13 +175,26 @@ donar_call_address_parse (const gchar * text, DonarCallAddress * address,
 gchar *
 donar_call_address_to_string (const DonarCallAddress * address)
 {
-  GString *text = g_string_new ("donar://");
+  static const gchar digits[] = "0123456789abcdef";
+  /* Room for the whole address at once: a GString that grows while it
+   * holds the secret leaves a copy in the block it frees.  And the
+   * secrets are appended, not printed: a printf would format them in a
+   * buffer of its own. */
+  GString *text = g_string_sized_new (strlen (address->host) +
+      sizeof "donar://:65535?secret=" + 2 * DONAR_CALL_SECRET_LENGTH +
+      sizeof "&auth=" + (address->client_auth_key ?
+          strlen (address->client_auth_key) : 0));
 
-  g_string_append_printf (text, "%s:%u?secret=", address->host, address->port);
-  for (guint i = 0; i < DONAR_CALL_SECRET_LENGTH; i++)
-    g_string_append_printf (text, "%02x", address->secret[i]);
-  if (address->client_auth_key)
-    g_string_append_printf (text, "&auth=%s", address->client_auth_key);
+  g_string_append_printf (text, "donar://%s:%u?secret=", address->host,
+      address->port);
+  for (guint i = 0; i < DONAR_CALL_SECRET_LENGTH; i++) {
+    g_string_append_c (text, digits[address->secret[i] >> 4]);
+    g_string_append_c (text, digits[address->secret[i] & 0x0f]);
+  }
+  if (address->client_auth_key) {
+    g_string_append (text, "&auth=");
+    g_string_append (text, address->client_auth_key);
+  }
   return g_string_free (text, FALSE);
 }
 
@@ -184,10 +202,6 @@ void
 donar_call_address_clear (DonarCallAddress * address)
 {
   g_free (address->host);
-  if (address->client_auth_key) {
-    explicit_bzero (address->client_auth_key,
-        strlen (address->client_auth_key));
-    g_free (address->client_auth_key);
-  }
+  donar_secret_free (address->client_auth_key);
   explicit_bzero (address, sizeof *address);
 }

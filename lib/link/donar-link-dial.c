@@ -34,13 +34,23 @@ arm_timer (DonarLink * link, gint64 delay_us)
 }
 
 void
-donar_link_schedule_dial (DonarLink * link, gint64 now)
+donar_link_schedule_dial (DonarLink * link, gint64 now, gboolean not_listening)
 {
   const DonarLinkEngineSettings *s = &link->engine->settings;
-  gint64 delay = donar_backoff_delay (link->attempt, s->backoff_min_us,
-      s->backoff_max_us, g_rand_double (link->engine->rand));
+  gint64 delay;
 
-  link->attempt++;
+  /* Knocking again on a local port costs nothing, to Tor or the callee:
+   * the call then waits for a restarting tor only as long as tor takes,
+   * not for a backoff grown meanwhile.  The backoff is for what tor or
+   * the callee refuse. */
+  if (not_listening) {
+    delay = donar_backoff_delay (0, s->backoff_min_us, s->backoff_max_us,
+        g_rand_double (link->engine->rand));
+  } else {
+    delay = donar_backoff_delay (link->attempt, s->backoff_min_us,
+        s->backoff_max_us, g_rand_double (link->engine->rand));
+    link->attempt++;
+  }
   link->state = DONAR_LINK_WAITING;
   arm_timer (link, delay);
 }

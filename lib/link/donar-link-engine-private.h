@@ -139,7 +139,10 @@ void donar_link_setcb (DonarLink * link);
 
 /* donar-link-dial.c: the caller's side */
 void donar_link_dial (DonarLink * link);
-void donar_link_schedule_dial (DonarLink * link, gint64 now);
+/* not_listening: the TCP connection to 127.0.0.1 failed, so nothing
+ * listened there (tor restarting, or the direct callee gone). */
+void donar_link_schedule_dial (DonarLink * link, gint64 now,
+    gboolean not_listening);
 gboolean donar_link_socks_read (DonarLink * link, const guint8 ** data,
     gsize * length, gint64 now);
 

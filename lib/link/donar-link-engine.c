@@ -320,6 +320,8 @@ donar_link_engine_new (const DonarLinkEngineSettings * settings,
     donar_link_engine_free (engine);
     return NULL;
   }
+  /* The session keeps only the keys derived from the secret. */
+  explicit_bzero (engine->settings.secret, sizeof engine->settings.secret);
   engine->max_frame = donar_session_get_max_frame (engine->session);
 
   engine->base = event_base_new ();

@@ -200,6 +200,7 @@ donar_link_close (DonarLink * link, gint64 now, const gchar * format, ...)
 {
   DonarLinkEngine *engine = link->engine;
   gboolean was_open = link->state == DONAR_LINK_OPEN;
+  gboolean not_listening = link->state == DONAR_LINK_CONNECTING;
   va_list args;
 
   va_start (args, format);
@@ -227,7 +228,7 @@ donar_link_close (DonarLink * link, gint64 now, const gchar * format, ...)
   }
   link->state = DONAR_LINK_IDLE;
   if (engine->settings.role == DONAR_ROLE_CALLER && !engine->stopped)
-    donar_link_schedule_dial (link, now);
+    donar_link_schedule_dial (link, now, not_listening);
 }
 
 static void

@@ -102,6 +102,17 @@ is_plain_value (const gchar * value)
   return TRUE;
 }
 
+/* Makes room for `extra` more bytes before a secret goes in: a GString
+ * that grows while it holds one leaves a copy in the block it frees. */
+static void
+reserve (GString * out, gsize extra)
+{
+  gsize len = out->len;
+
+  g_string_set_size (out, len + extra);
+  g_string_truncate (out, len);
+}
+
 /* Undoes a half-built command and says why. */
 static DonarTorctlError
 refuse (GString * out, gsize start)
@@ -133,6 +144,7 @@ donar_torctl_command_authenticate_none (GString * out)
 void
 donar_torctl_command_authenticate_cookie (GString * out, const guint8 * cookie)
 {
+  reserve (out, sizeof "AUTHENTICATE " + 2 * DONAR_TORCTL_COOKIE_LENGTH + 2);
   g_string_append (out, "AUTHENTICATE ");
   donar_torctl_hex_append (out, cookie, DONAR_TORCTL_COOKIE_LENGTH);
   g_string_append (out, CRLF);
@@ -142,6 +154,7 @@ void
 donar_torctl_command_authenticate_safecookie (GString * out,
     const guint8 * client_hash)
 {
+  reserve (out, sizeof "AUTHENTICATE " + 2 * DONAR_TORCTL_HASH_LENGTH + 2);
   g_string_append (out, "AUTHENTICATE ");
   donar_torctl_hex_append (out, client_hash, DONAR_TORCTL_HASH_LENGTH);
   g_string_append (out, CRLF);
@@ -155,6 +168,8 @@ donar_torctl_command_authenticate_password (GString * out,
 
   if (password == NULL)
     return DONAR_TORCTL_ERROR_BAD_ARGUMENT;
+  /* Quoted, each character takes at most two. */
+  reserve (out, sizeof "AUTHENTICATE \"\"" + 2 * strlen (password) + 2);
   g_string_append (out, "AUTHENTICATE ");
   if (!append_quoted (out, password))
     return refuse (out, start);
@@ -255,10 +270,16 @@ donar_torctl_command_onion_client_auth_add (GString * out,
       || x25519_secret_key == NULL)
     return DONAR_TORCTL_ERROR_BAD_ARGUMENT;
   blob = g_base64_encode (x25519_secret_key, DONAR_TORCTL_X25519_KEY_BYTES);
-  g_string_append_printf (out, "ONION_CLIENT_AUTH_ADD %s x25519:%s" CRLF,
-      service_id, blob);
-  /* The secret key also stays in the GString: the caller erases it after
-   * the write. */
+  /* Appended piece by piece (a printf would format it in a buffer of its
+   * own, freed unwiped) into room made beforehand.  The secret key then
+   * stays in the GString only: the caller erases it after the write. */
+  reserve (out, sizeof "ONION_CLIENT_AUTH_ADD " + strlen (service_id) +
+      sizeof " x25519:" + strlen (blob) + 2);
+  g_string_append (out, "ONION_CLIENT_AUTH_ADD ");
+  g_string_append (out, service_id);
+  g_string_append (out, " x25519:");
+  g_string_append (out, blob);
+  g_string_append (out, CRLF);
   explicit_bzero (blob, strlen (blob));
   g_free (blob);
   return DONAR_TORCTL_OK;

@@ -121,12 +121,3 @@ donar_client_auth_from_base32 (const gchar * text, guint8 * bytes)
   explicit_bzero (out, sizeof out);
   return TRUE;
 }
-
-void
-donar_client_auth_free_text (gchar * text)
-{
-  if (text == NULL)
-    return;
-  explicit_bzero (text, strlen (text));
-  g_free (text);
-}

@@ -11,6 +11,8 @@
 #ifndef DONAR_CLIENT_AUTH_H
 #define DONAR_CLIENT_AUTH_H
 
+#include "donar-secret.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -47,14 +49,12 @@ gboolean donar_client_auth_key_from_secret (DonarClientAuthKey * key,
 void donar_client_auth_key_clear (DonarClientAuthKey * key);
 
 /* 52 lowercase base32 characters; free (and erase, for a secret) with
- * donar_client_auth_free_text. */
+ * donar_secret_free. */
 gchar *donar_client_auth_to_base32 (const guint8 * bytes);
 
 /* Either case; FALSE unless text is exactly 52 base32 characters whose
  * unused last 4 bits are zero. */
 gboolean donar_client_auth_from_base32 (const gchar * text, guint8 * bytes);
-
-void donar_client_auth_free_text (gchar * text);
 
 G_END_DECLS
 

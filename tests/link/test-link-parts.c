@@ -68,6 +68,12 @@ test_address_refused (void)
         DONAR_CALL_ADDRESS_ERROR_AUTH},
     {"donar://user@" ONION ":1?secret=" SECRET_HEX,
         DONAR_CALL_ADDRESS_ERROR_SYNTAX},
+    {"donar://" ONION ":1?secret=" SECRET_HEX "#x",
+        DONAR_CALL_ADDRESS_ERROR_SYNTAX},
+    {"donar://" ONION ":1#x?secret=" SECRET_HEX,
+        DONAR_CALL_ADDRESS_ERROR_SYNTAX},
+    {"donar://" ONION ":1/x?secret=" SECRET_HEX,
+        DONAR_CALL_ADDRESS_ERROR_SYNTAX},
     {NULL, DONAR_CALL_ADDRESS_ERROR_SYNTAX},
   };
 

@@ -4,7 +4,8 @@
 # only its address's x25519 key opens (ADD_ONION ClientAuthV3).  A caller
 # with the whole address gives its tor the key (ONION_CLIENT_AUTH_ADD) and
 # carries the call; one without the key, or with another key, gets a clear
-# error at once and exit status 1, not a hang.  Everything started is
+# error at once and exit status 1, not a hang; a malformed key is refused
+# before any tor is started.  Everything started is
 # stopped by PID, also on failure.
 #
 #   run-client-auth.sh DONAR_TORSIM DONAR_CALL PYTHON
@@ -15,7 +16,7 @@ donar_call=$2
 python=$3
 work=$(mktemp -d "${TMPDIR:-/tmp}/donar-torsim-auth.XXXXXX")
 source "$(dirname "$0")/processes.sh"
-logs=(torsim.log callee.log caller.log none.log other.log caller.json)
+logs=(torsim.log callee.log caller.log none.log other.log bad.log caller.json)
 
 "$torsim" --port-file "$work/ports" --seed 2 > "$work/torsim.log" 2>&1 &
 pids+=($!)
@@ -52,9 +53,19 @@ timeout 20 "$donar_call" caller "$wrong" --tor-control "$CONTROL_PORT" \
 [ "$status" -eq 1 ] || { echo "wrong key: exit status $status, not 1" >&2; exit 1; }
 grep -q "rejected the client authorization" "$work/other.log"
 
-# With the key: the call.
-"$donar_call" caller "$address" --tor-control "$CONTROL_PORT" --seconds 5 \
-  --wait-links 12 --setup-timeout 20 --json \
+# A key of the wrong length: said at once, before any tor is launched
+# (there is none to reach here: a launched tor would still be
+# bootstrapping when the timeout ends it).
+status=0
+timeout 5 "$donar_call" caller "${address}x" --seconds 5 > /dev/null \
+  2> "$work/bad.log" || status=$?
+[ "$status" -eq 1 ] || { echo "bad key: exit status $status, not 1" >&2; exit 1; }
+grep -q "must be 52 base32 characters" "$work/bad.log"
+
+# With the key: the call, the address read from standard input (`caller
+# -`), where other local users cannot read it as they can the arguments.
+"$donar_call" caller - --tor-control "$CONTROL_PORT" --seconds 5 \
+  --wait-links 12 --setup-timeout 20 --json < "$work/address" \
   > "$work/caller.json" 2> "$work/caller.log"
 echo "caller: $(cat "$work/caller.json")" >&2
 "$python" - "$work/caller.json" <<'PY'

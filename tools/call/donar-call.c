@@ -8,6 +8,7 @@
  * machine the latency is the one-way delay; across machines only the
  * losses mean something. */
 #include "donar-call.h"
+#include "donar-secret.h"
 #include "tool-json.h"
 
 #include <glib/gstdio.h>
@@ -64,7 +65,7 @@ static void
 options_clear (Options * o)
 {
   g_free (o->tor_cookie);
-  g_free (o->tor_password);
+  donar_secret_free (o->tor_password);
   g_strfreev (o->torrc_lines);
   g_free (o->security);
   g_free (o->address_file);
@@ -154,12 +155,36 @@ links_up (Status * status)
 static gboolean
 write_address_file (const gchar * path, const gchar * address, GError ** error)
 {
-  g_autofree gchar *text = g_strdup_printf ("%s\n", address);
+  gchar *text = g_strconcat (address, "\n", NULL);
+  gboolean ok;
 
   /* The address lets anyone call: not for other users' eyes.  Written
    * whole then renamed, so a reader never sees half of it. */
-  return g_file_set_contents_full (path, text, -1,
+  ok = g_file_set_contents_full (path, text, -1,
       G_FILE_SET_CONTENTS_CONSISTENT, 0600, error);
+  donar_secret_free (text);
+  return ok;
+}
+
+/* `caller -`: the address from the first line of standard input, so that
+ * it is not on the command line, which any local user can read
+ * (/proc/PID/cmdline).  Wipes what it read; the result is the caller's to
+ * wipe. */
+static gchar *
+read_address (GError ** error)
+{
+  gchar line[1024];
+  gchar *address = NULL;
+
+  if (fgets (line, sizeof line, stdin) != NULL) {
+    line[strcspn (line, "\r\n")] = '\0';
+    address = g_strdup (line);
+  } else {
+    g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+        "caller -: no call address on standard input");
+  }
+  explicit_bzero (line, sizeof line);
+  return address;
 }
 
 static void
@@ -472,7 +497,9 @@ main (int argc, char **argv)
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context =
-      g_option_context_new ("callee | caller ADDRESS");
+      g_option_context_new ("callee | caller ADDRESS | caller -");
+  gchar *stdin_address = NULL;
+  gboolean ok;
   GError *error = NULL;
   DonarCallOptions call_options;
   DonarCall *call;
@@ -484,7 +511,8 @@ main (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context,
       "One end of a DONAR call with made-up voice frames; prints what came "
-      "back.");
+      "back.  \"caller -\" reads the call address from standard input: "
+      "on the command line, other local users can read it.");
   if (!g_option_context_parse (context, &argc, &argv, &error) ||
       !check_ranges (&o, &error))
     goto usage;
@@ -497,8 +525,15 @@ main (int argc, char **argv)
         "say callee, or caller and the call address");
     goto usage;
   }
-  if (!fill_call_options (&o, role, role == DONAR_ROLE_CALLER ? argv[2] :
-          NULL, &call_options, &error))
+  if (role == DONAR_ROLE_CALLER && strcmp (argv[2], "-") == 0) {
+    stdin_address = read_address (&error);
+    if (stdin_address == NULL)
+      goto usage;
+  }
+  /* call_options.address points to it until donar_call_start. */
+  ok = fill_call_options (&o, role, role == DONAR_ROLE_CALLER ?
+      (stdin_address ? stdin_address : argv[2]) : NULL, &call_options, &error);
+  if (!ok)
     goto usage;
 
   action.sa_handler = on_signal;
@@ -509,6 +544,7 @@ main (int argc, char **argv)
   call = donar_call_start (&call_options, on_progress, on_event, &status,
       NULL, &error);
   donar_call_options_clear (&call_options);
+  donar_secret_free (stdin_address);
   if (call == NULL) {
     g_printerr ("donar-call: %s\n", error->message);
     g_error_free (error);
@@ -545,6 +581,7 @@ main (int argc, char **argv)
   return exit_status;
 
 usage:
+  donar_secret_free (stdin_address);
   g_printerr ("donar-call: %s\n", error->message);
   g_error_free (error);
   options_clear (&o);

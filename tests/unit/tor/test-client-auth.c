@@ -61,13 +61,13 @@ test_base32 (void)
       "aaaqeayeaudaocajbifqydiob4ibceqtcqkrmfyydenbwha5dypq");
   g_assert_true (donar_client_auth_from_base32 (text, back));
   g_assert_cmpmem (back, 32, bytes, 32);
-  donar_client_auth_free_text (text);
+  donar_secret_free (text);
 
   memset (bytes, 0xff, sizeof bytes);
   text = donar_client_auth_to_base32 (bytes);
   g_assert_cmpstr (text, ==,
       "777777777777777777777777777777777777777777777777777q");
-  donar_client_auth_free_text (text);
+  donar_secret_free (text);
   /* Upper case as the call address keeps it. */
   g_assert_true (donar_client_auth_from_base32
       ("777777777777777777777777777777777777777777777777777Q", back));
