@@ -176,6 +176,8 @@ read_address (GError ** error)
   gchar line[1024];
   gchar *address = NULL;
 
+  /* Unbuffered: no copy of the line in stdio's buffer. */
+  setvbuf (stdin, NULL, _IONBF, 0);
   if (fgets (line, sizeof line, stdin) != NULL) {
     line[strcspn (line, "\r\n")] = '\0';
     address = g_strdup (line);
