@@ -225,8 +225,7 @@ gst_donar_call_client_set_property (GstDonarCallClient * client,
   GST_OBJECT_LOCK (client->element);
   switch (prop_id) {
     case GST_DONAR_CALL_PROP_ADDRESS:
-      donar_secret_free (s->address);
-      s->address = NULL;
+      donar_secret_free (g_steal_pointer (&s->address));
       set_string (&s->address, value);
       break;
     case GST_DONAR_CALL_PROP_CALLEE:

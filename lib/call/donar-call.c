@@ -272,30 +272,25 @@ parse_caller_address (const DonarCallOptions * options,
   return TRUE;
 }
 
+/* address: from parse_caller_address. */
 static gboolean
 prepare_caller (DonarCall * call, const DonarCallOptions * options,
-    DonarLinkEngineSettings * settings, DonarCallProgressFunc progress,
-    gpointer user_data, GCancellable * cancellable, GError ** error)
+    const DonarCallAddress * address, DonarLinkEngineSettings * settings,
+    DonarCallProgressFunc progress, gpointer user_data,
+    GCancellable * cancellable, GError ** error)
 {
-  DonarCallAddress address;
-  gboolean direct;
+  gboolean direct = g_strcmp0 (address->host, "127.0.0.1") == 0;
 
-  if (!parse_caller_address (options, &address, error))
+  if (address->client_auth_key && !give_tor_client_key (call, options,
+          address, cancellable, error))
     return FALSE;
-  direct = g_strcmp0 (address.host, "127.0.0.1") == 0;
-  if (address.client_auth_key && !give_tor_client_key (call, options,
-          &address, cancellable, error)) {
-    donar_call_address_clear (&address);
-    return FALSE;
-  }
-  memcpy (settings->secret, address.secret, sizeof address.secret);
-  settings->secret_length = sizeof address.secret;
+  memcpy (settings->secret, address->secret, sizeof address->secret);
+  settings->secret_length = sizeof address->secret;
   g_free (settings->peer_host);
-  settings->peer_host = g_strdup (address.host);
-  settings->peer_port = address.port;
+  settings->peer_host = g_strdup (address->host);
+  settings->peer_port = address->port;
   settings->socks_port = 0;
   call->address = g_strdup (options->address);
-  donar_call_address_clear (&address);
 
   if (!direct) {
     settings->socks_port = options->tor_socks_port;
@@ -356,6 +351,7 @@ donar_call_start (const DonarCallOptions * options,
 {
   DonarCall *call = g_new0 (DonarCall, 1);
   DonarLinkEngineSettings settings = options->engine;
+  DonarCallAddress address = { 0 };
   gboolean ok = TRUE;
 
   g_mutex_init (&call->lock);
@@ -373,18 +369,15 @@ donar_call_start (const DonarCallOptions * options,
         "a caller needs the callee's call address");
     ok = FALSE;
   } else if (options->role == DONAR_ROLE_CALLER) {
-    DonarCallAddress address;
-
     /* A bad address is said at once, not after tor's bootstrap. */
     ok = parse_caller_address (options, &address, error);
-    if (ok)
-      donar_call_address_clear (&address);
   }
   if (ok && options->transport == DONAR_CALL_TRANSPORT_TOR)
     ok = open_tor (call, options, progress, user_data, cancellable, error);
   if (ok && options->role == DONAR_ROLE_CALLER)
-    ok = prepare_caller (call, options, &settings, progress, user_data,
-        cancellable, error);
+    ok = prepare_caller (call, options, &address, &settings, progress,
+        user_data, cancellable, error);
+  donar_call_address_clear (&address);
   if (ok && options->role == DONAR_ROLE_CALLEE)
     ok = draw_secret (&settings, error);
   if (ok) {
