@@ -23,6 +23,7 @@ donar_config_init (DonarConfig * config)
   config->merge = DONAR_MERGE_MEAN;
   config->alarm_frames = 8;
   config->seed = 0;
+  config->budget = 2.0;
 }
 
 guint
@@ -63,6 +64,11 @@ donar_config_validate (const DonarConfig * config)
   switch (config->policy) {
     case DONAR_POLICY_SIMPLE:
     case DONAR_POLICY_ALTERNATE:
+      break;
+    case DONAR_POLICY_ADAPTIVE:
+      if (!(config->budget >= 1.0 &&
+              config->budget <= DONAR_SCHEDULER_MAX_SENDS))
+        return DONAR_ERROR_INVALID_ARGUMENT;
       break;
     case DONAR_POLICY_TORFONE:
     case DONAR_POLICY_DOUBLE_SEND:
@@ -121,7 +127,7 @@ donar_error_to_string (DonarError error)
 }
 
 static const char *policy_names[] = {
-  "simple", "torfone", "alternate", "double-send",
+  "simple", "torfone", "alternate", "double-send", "adaptive",
 };
 
 const char *

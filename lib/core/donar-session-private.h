@@ -2,6 +2,7 @@
 #ifndef DONAR_SESSION_PRIVATE_H
 #define DONAR_SESSION_PRIVATE_H
 
+#include "donar-adaptive.h"
 #include "donar-framer.h"
 #include "donar-monitor.h"
 #include "donar-scheduler.h"
@@ -48,6 +49,9 @@ struct _DonarSession
   DonarSentFrame history[DONAR_SENT_HISTORY];
   DonarGroups groups;
   DonarScheduler scheduler;
+  DonarAdaptive adaptive;
+  DonarDelays delays;
+  DonarPaths paths;
 
   gboolean peer_epoch_known;
   guint32 peer_epoch;

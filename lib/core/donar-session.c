@@ -59,6 +59,10 @@ donar_session_new (const DonarConfig * config, DonarRole role,
   donar_groups_init (&session->groups, config->n_links, config->n_1st,
       config->n_2nd, session->rand);
   donar_scheduler_init (&session->scheduler, config->policy);
+  donar_adaptive_init (&session->adaptive, config->budget);
+  donar_delays_init (&session->delays, config->n_links,
+      config->frame_period_us, now);
+  donar_paths_init (&session->paths, config->n_links);
   donar_receiver_reset (&session->receiver);
   donar_monitor_init (&session->monitor, config->n_links, config->merge,
       2 * config->window_us);
@@ -115,6 +119,7 @@ build_message (DonarSession * session, const DonarSentFrame * current,
 
   message->link = link;
   message->seq = current->seq;
+  message->time_ms = donar_delays_clock_ms (now);
 
   message->n_scores = config->n_links;
   for (guint i = 0; i < config->n_links; i++) {
@@ -122,6 +127,8 @@ build_message (DonarSession * session, const DonarSentFrame * current,
 
     message->scores[i] = reported == DONAR_SCORE_UNKNOWN ?
         DONAR_WIRE_SCORE_UNKNOWN : MIN (reported, DONAR_WIRE_SCORE_UNKNOWN - 1);
+    message->delays[i] = donar_delays_report (&session->delays, i, now);
+    message->paths[i] = session->paths.local_mask[i];
   }
 
   message->n_recent = 0;
@@ -162,6 +169,22 @@ build_message (DonarSession * session, const DonarSentFrame * current,
   }
 }
 
+static guint
+pick_links (DonarSession * session, gint64 now, guint * links)
+{
+  const DonarSentFrame *previous;
+  guint prev[DONAR_SCHEDULER_MAX_SENDS], n_prev = 0;
+
+  if (session->config.policy != DONAR_POLICY_ADAPTIVE)
+    return donar_scheduler_pick (&session->scheduler, &session->groups, links);
+  previous = history_lookup (session, session->next_seq - 1);
+  if (previous)
+    for (n_prev = 0; n_prev < previous->n_links; n_prev++)
+      prev[n_prev] = previous->links[n_prev];
+  return donar_adaptive_pick (&session->adaptive, &session->delays,
+      &session->groups, &session->paths, prev, n_prev, now, links);
+}
+
 DonarError
 donar_session_send_frame (DonarSession * session, const guint8 * frame,
     gsize length, gint64 now)
@@ -175,7 +198,7 @@ donar_session_send_frame (DonarSession * session, const guint8 * frame,
   if (length > session->max_frame)
     return DONAR_ERROR_FRAME_TOO_LARGE;
 
-  n_links = donar_scheduler_pick (&session->scheduler, &session->groups, links);
+  n_links = pick_links (session, now, links);
   current = history_slot (session, session->next_seq++);
   current->valid = TRUE;
   current->seq = session->next_seq - 1;
@@ -226,6 +249,7 @@ check_epoch (DonarSession * session, guint32 epoch)
     session->peer_previous_epoch_known = TRUE;
     donar_receiver_reset (&session->receiver);
     donar_monitor_forget_expected (&session->monitor);
+    donar_delays_forget_peer (&session->delays);
   }
   session->peer_epoch = epoch;
   session->peer_epoch_known = TRUE;
@@ -297,9 +321,17 @@ handle_data (DonarSession * session, guint link, const guint8 * data,
   session->stats.messages_received++;
 
   out_of_order = donar_receiver_count_newer (&session->receiver, message.seq);
-  for (guint i = 0; i < message.n_recent; i++)
+  for (guint i = 0; i < message.n_recent; i++) {
     donar_monitor_note_sent (&session->monitor,
         message.seq - message.recent[i].age, message.recent[i].link, now);
+    donar_delays_note_sent (&session->delays, message.recent[i].link,
+        message.seq, message.recent[i].age, message.time_ms, now);
+  }
+  donar_delays_on_arrival (&session->delays, link, message.seq,
+      message.time_ms, now);
+  donar_delays_set_reports (&session->delays, message.delays,
+      message.n_scores, now);
+  donar_paths_set_peer (&session->paths, message.paths, message.n_scores);
   donar_monitor_on_arrival (&session->monitor, message.seq, link, out_of_order);
   donar_monitor_set_remote (&session->monitor, message.scores,
       message.n_scores, now);
@@ -391,6 +423,7 @@ donar_session_link_up (DonarSession * session, guint link, gint64 now)
   donar_framer_reset (&session->framers[link]);
   session->authenticated[link] = FALSE;
   donar_groups_link_up (&session->groups, link);
+  donar_delays_link_up (&session->delays, link, now);
 
   size = donar_wire_encode_hello (&hello, &session->send_key,
       session->record, sizeof session->record);
@@ -409,8 +442,19 @@ donar_session_link_down (DonarSession * session, guint link, gint64 now)
   session->authenticated[link] = FALSE;
   donar_framer_reset (&session->framers[link]);
   donar_monitor_forget_link (&session->monitor, link);
+  donar_delays_link_up (&session->delays, link, now);
+  donar_paths_set (&session->paths, link, NULL, 0);
   session->scores[link] = DONAR_SCORE_UNKNOWN;
   donar_groups_link_down (&session->groups, link);
+}
+
+void
+donar_session_set_link_path (DonarSession * session, guint link,
+    const guint64 * relays, guint n_relays)
+{
+  if (link >= session->config.n_links || (relays == NULL && n_relays > 0))
+    return;
+  donar_paths_set (&session->paths, link, relays, n_relays);
 }
 
 void

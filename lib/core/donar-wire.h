@@ -1,4 +1,4 @@
-/* The DONAR message format, version 1 (docs/protocol.md, byte by byte).
+/* The DONAR message format, version 2 (docs/protocol.md, byte by byte).
  *
  * Two messages: HELLO opens each direction of each link and proves, with an
  * HMAC keyed from the call secret, that the link belongs to the call; DATA
@@ -11,11 +11,11 @@
 
 G_BEGIN_DECLS
 
-#define DONAR_WIRE_VERSION 1
+#define DONAR_WIRE_VERSION 2
 #define DONAR_WIRE_TYPE_DATA 1
 #define DONAR_WIRE_TYPE_HELLO 2
 #define DONAR_WIRE_PREFIX 2
-#define DONAR_WIRE_DATA_HEADER 10
+#define DONAR_WIRE_DATA_HEADER 14
 #define DONAR_WIRE_HELLO_FIELDS 7
 #define DONAR_WIRE_TAG 16
 #define DONAR_WIRE_HELLO (DONAR_WIRE_HELLO_FIELDS + DONAR_WIRE_TAG)
@@ -25,6 +25,11 @@ G_BEGIN_DECLS
 #define DONAR_WIRE_MAX_RECENT 64
 #define DONAR_WIRE_MAX_FRAMES (1 + DONAR_MAX_REDUNDANCY)
 #define DONAR_WIRE_SCORE_UNKNOWN 0xffff
+/* A delay report: milliseconds in the low 15 bits; the top bit says the
+ * value is a bound that still grows (a frame on the link is overdue). */
+#define DONAR_WIRE_DELAY_UNKNOWN 0xffff
+#define DONAR_WIRE_DELAY_GROWING 0x8000
+#define DONAR_WIRE_DELAY_MAX_MS 0x7ffe
 /* The longest message the framer accepts: a record fills one cell. */
 #define DONAR_WIRE_MAX_MESSAGE (DONAR_CELL_PAYLOAD - DONAR_WIRE_PREFIX)
 #define DONAR_WIRE_MIN_DATA \
@@ -52,8 +57,14 @@ typedef struct
 {
   guint8 link;
   guint32 seq;
+  guint32 time_ms;              /* the sender's clock, wrapping */
   guint n_scores;
   guint16 scores[DONAR_MAX_LINKS];
+  /* One per score: the delay report of each link toward the sender. */
+  guint16 delays[DONAR_MAX_LINKS];
+  /* One per score: which relays of the sender's half each link crosses
+   * that other links cross too (lib/core/donar-paths.h). */
+  guint8 paths[DONAR_MAX_LINKS];
   guint n_recent;
   DonarWireRecent recent[DONAR_WIRE_MAX_RECENT];
   guint n_frames;

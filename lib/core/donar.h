@@ -18,6 +18,8 @@ G_BEGIN_DECLS
 #define DONAR_CELL_PAYLOAD 498
 #define DONAR_MAX_LINKS 32
 #define DONAR_MAX_REDUNDANCY 8
+/* Relays of a link's circuit that one side may name (Default: 3 its own). */
+#define DONAR_MAX_PATH_RELAYS 8
 
 typedef enum
 {
@@ -47,6 +49,7 @@ typedef enum
   DONAR_POLICY_TORFONE,
   DONAR_POLICY_ALTERNATE,
   DONAR_POLICY_DOUBLE_SEND,
+  DONAR_POLICY_ADAPTIVE,
 } DonarPolicy;
 
 const char *donar_policy_to_string (DonarPolicy policy);
@@ -97,6 +100,9 @@ typedef struct
    * does.  8 (320 ms of 40 ms frames). */
   guint alarm_frames;
   guint32 seed;                 /* the random groups at start, the epoch */
+  /* ADAPTIVE: messages a frame on average, 1.0 (ALTERNATE's cells/s) to
+   * 2.0 (DOUBLE-SEND's). */
+  gdouble budget;
 } DonarConfig;
 
 void donar_config_init (DonarConfig * config);
@@ -188,6 +194,12 @@ void donar_session_link_down (DonarSession * session, guint link,
  * is a valid HELLO of this call.  Changes nothing. */
 DonarError donar_session_identify_link (const DonarSession * session,
     const guint8 * message, gsize length, guint * link);
+
+/* The relays of the link's current circuit that this side knows (opaque
+ * ids, such as a hash of each fingerprint): ADAPTIVE puts the copies of a
+ * frame on links with none in common.  Forgotten when the link goes down. */
+void donar_session_set_link_path (DonarSession * session, guint link,
+    const guint64 * relays, guint n_relays);
 
 /* The window timer: call at or after donar_session_get_expiry (). */
 void donar_session_handle_expiry (DonarSession * session, gint64 now);

@@ -90,13 +90,16 @@ main (int argc, char **argv)
   gint calls = 1, links = 0, n1st = -1, n2nd = -1, window_ms = 2000;
   gint frame_ms = 40, frame_bytes = 172, redundancy = 1, oracle_sends = 1;
   gint jobs = 0, deadline_ms = 360, drop_after_ms = 1000, alarm_frames = 8;
-  gdouble duration = 300;
+  gdouble duration = 300, budget = 2.0;
   gint64 seed = 1;
   gboolean json = FALSE;
   GOptionEntry entries[] = {
     {"policy", 0, 0, G_OPTION_ARG_STRING, &policy,
-          "simple, torfone, alternate, double-send or oracle (double-send)",
-        "P"},
+          "simple, torfone, alternate, double-send, adaptive or oracle "
+          "(double-send)", "P"},
+    {"budget", 0, 0, G_OPTION_ARG_DOUBLE, &budget,
+          "adaptive: messages a frame on average, 1.0 (ALTERNATE's cells/s) "
+          "to 2.0 (DOUBLE-SEND's) (2.0)", "B"},
     {"security", 0, 0, G_OPTION_ARG_STRING, &security,
         "default, 2hop or 1way (default)", "S"},
     {"calls", 0, 0, G_OPTION_ARG_INT, &calls, "calls to run (1)", "N"},
@@ -187,7 +190,8 @@ main (int argc, char **argv)
   donar_config_init (&s->config);
   s->oracle = g_strcmp0 (policy, "oracle") == 0;
   if (!s->oracle && !donar_policy_from_string (policy, &s->config.policy))
-    ok = fail ("--policy: simple, torfone, alternate, double-send or oracle");
+    ok = fail ("--policy: simple, torfone, alternate, double-send, adaptive "
+        "or oracle");
   if (!donar_security_from_string (security, &s->security))
     ok = ok && fail ("--security: default, 2hop or 1way");
   if (g_strcmp0 (merge, "mean") == 0)
@@ -224,7 +228,10 @@ main (int argc, char **argv)
   s->config.frame_period_us = (gint64) frame_ms *1000;
   s->config.redundancy = redundancy;
   s->config.alarm_frames = alarm_frames;
-  if (donar_config_validate (&s->config) != DONAR_OK) {
+  s->config.budget = budget;
+  if (!(budget >= 1.0 && budget <= 2.0))
+    ok = ok && fail ("--budget: from 1.0 to 2.0");
+  if (ok && donar_config_validate (&s->config) != DONAR_OK) {
     fail ("these settings are not valid: check --links, --n1st, --n2nd "
         "(n1st >= 1, n1st + n2nd <= links <= 32), --redundancy (<= 8) and "
         "--alarm-frames (< 128)");

@@ -286,6 +286,27 @@ oracle_send (Call * call, guint side, guint32 index)
   }
 }
 
+/* What tor tells each side of a circuit: its own half, whose only relay
+ * shared with other links is its guard (the model draws the others anew
+ * for every circuit). */
+static void
+tell_path (Call * call, guint side, guint link)
+{
+  guint64 relays[2];
+  guint n = 0;
+  static int both = -1;
+
+  if (both < 0)
+    both = g_getenv ("SIM_PATHS_BOTH") != NULL;
+  for (guint s = 0; s < 2; s++) {
+    gint guard = donar_net_model_link_guard (call->net, link, s);
+
+    if (guard >= 0 && (s == side || both))
+      relays[n++] = 1 + 2 * s + guard;
+  }
+  donar_session_set_link_path (call->session[side], link, relays, n);
+}
+
 static void
 set_link (Call * call, guint link, gboolean up)
 {
@@ -293,10 +314,12 @@ set_link (Call * call, guint link, gboolean up)
   for (guint side = 0; side < 2; side++) {
     if (call->session[side] == NULL)
       continue;
-    if (up)
+    if (up) {
       donar_session_link_up (call->session[side], link, call->now);
-    else
+      tell_path (call, side, link);
+    } else {
       donar_session_link_down (call->session[side], link, call->now);
+    }
   }
 }
 

@@ -1,0 +1,32 @@
+/* ADAPTIVE, beyond the paper: each frame on the link predicted to deliver
+ * it first, a second copy only where the prediction is unsure and the
+ * budget allows, copies of one frame on links with no relay in common, and
+ * links left idle measured again now and then. */
+#ifndef DONAR_ADAPTIVE_H
+#define DONAR_ADAPTIVE_H
+
+#include "donar-delays.h"
+#include "donar-groups.h"
+#include "donar-paths.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  gdouble budget;               /* sends a frame on average, 1 to 2 */
+  gdouble credit;               /* sends saved for frames that need two */
+  gint64 probed_us[DONAR_MAX_LINKS];
+} DonarAdaptive;
+
+void donar_adaptive_init (DonarAdaptive * adaptive, gdouble budget);
+
+/* Fills links[] (at most 2) for the frame handed over at now, whose
+ * predecessor went on prev[0 .. n_prev). */
+guint donar_adaptive_pick (DonarAdaptive * adaptive,
+    const DonarDelays * delays, const DonarGroups * groups,
+    const DonarPaths * paths, const guint * prev, guint n_prev, gint64 now,
+    guint * links);
+
+G_END_DECLS
+
+#endif /* DONAR_ADAPTIVE_H */

@@ -1,0 +1,249 @@
+/* Relative one-way delays, overdue frames and the reports of each link. */
+#include "donar-delays.h"
+#include "donar-wire.h"
+
+#include <string.h>
+
+/* Minima are kept over two buckets of this length: long enough that every
+ * link was calm at some point of it, short against the drift of two
+ * clocks (50 ppm is 1.5 ms in 30 s). */
+#define BUCKET_US (30 * G_USEC_PER_SEC)
+/* A measurement older than this is not reported: the peer would take an
+ * old delay for the link's state now. */
+#define REPORT_TTL_US (1 * G_USEC_PER_SEC)
+/* A frame the peer sent this long before a link (re)opened here went on
+ * its previous connection, gone with it. */
+/* Frame periods without a message on any link before every link is taken
+ * to be held up. */
+#define SILENT_PERIODS 3
+#define PREVIOUS_CONNECTION_US (2 * G_USEC_PER_SEC)
+
+void
+donar_delays_init (DonarDelays * delays, guint n_links,
+    gint64 frame_period_us, gint64 now)
+{
+  memset (delays, 0, sizeof *delays);
+  delays->n_links = n_links;
+  delays->frame_period_us = frame_period_us;
+  delays->offset_us[0] = delays->offset_us[1] = G_MAXINT64;
+  delays->bucket_start_us = now;
+  for (guint i = 0; i < DONAR_MAX_LINKS; i++)
+    donar_delays_link_up (delays, i, now);
+}
+
+void
+donar_delays_link_up (DonarDelays * delays, guint link, gint64 now)
+{
+  DonarLinkDelay *l = &delays->links[link];
+
+  memset (l, 0, sizeof *l);
+  l->opened_us = now;
+  l->floor_us[0] = l->floor_us[1] = G_MAXINT64;
+}
+
+void
+donar_delays_forget_peer (DonarDelays * delays)
+{
+  delays->peer_clock_known = FALSE;
+  delays->offset_us[0] = delays->offset_us[1] = G_MAXINT64;
+  for (guint i = 0; i < delays->n_links; i++) {
+    DonarLinkDelay *l = &delays->links[i];
+
+    l->heard = l->overdue = l->reported = FALSE;
+  }
+}
+
+guint32
+donar_delays_clock_ms (gint64 now)
+{
+  return (guint32) (now / 1000);
+}
+
+static gint64
+unwrap_peer_clock (DonarDelays * delays, guint32 time_ms)
+{
+  gint64 t;
+
+  if (!delays->peer_clock_known) {
+    delays->peer_clock_known = TRUE;
+    delays->peer_clock_ms = time_ms;
+    delays->peer_clock_us = (gint64) time_ms * 1000;
+    return delays->peer_clock_us;
+  }
+  t = delays->peer_clock_us + (gint64) (gint32) (time_ms -
+      delays->peer_clock_ms) * 1000;
+  if (t > delays->peer_clock_us) {
+    delays->peer_clock_us = t;
+    delays->peer_clock_ms = time_ms;
+  }
+  return t;
+}
+
+static void
+rotate_buckets (DonarDelays * delays, gint64 now)
+{
+  if (now - delays->bucket_start_us < BUCKET_US)
+    return;
+  delays->bucket_start_us = now;
+  delays->offset_us[1] = delays->offset_us[0];
+  delays->offset_us[0] = G_MAXINT64;
+  for (guint i = 0; i < delays->n_links; i++) {
+    delays->links[i].floor_us[1] = delays->links[i].floor_us[0];
+    delays->links[i].floor_us[0] = G_MAXINT64;
+  }
+}
+
+static gint64
+offset (const DonarDelays * delays)
+{
+  return MIN (delays->offset_us[0], delays->offset_us[1]);
+}
+
+static void
+note_floor (DonarLinkDelay * l, gint64 delay)
+{
+  l->floor_us[0] = MIN (l->floor_us[0], delay);
+}
+
+void
+donar_delays_on_arrival (DonarDelays * delays, guint link, guint32 seq,
+    guint32 time_ms, gint64 now)
+{
+  DonarLinkDelay *l = &delays->links[link];
+  gint64 sample = now - unwrap_peer_clock (delays, time_ms);
+
+  rotate_buckets (delays, now);
+  delays->offset_us[0] = MIN (delays->offset_us[0], sample);
+  l->last_delay_us = sample - offset (delays);
+  l->last_heard_us = now;
+  delays->last_heard_us = now;
+  l->last_seq = seq;
+  l->heard = TRUE;
+  note_floor (l, l->last_delay_us);
+  /* A stream delivers in order: all the link carried before seq is in. */
+  if (l->overdue && donar_seq_diff (seq, l->overdue_seq) >= 0)
+    l->overdue = FALSE;
+}
+
+void
+donar_delays_note_sent (DonarDelays * delays, guint link, guint32 seq,
+    guint age, guint32 time_ms, gint64 now)
+{
+  DonarLinkDelay *l = &delays->links[link];
+  guint32 frame = seq - age;
+  gint64 sent_us = unwrap_peer_clock (delays, time_ms) -
+      (gint64) age *delays->frame_period_us;
+
+  if (offset (delays) == G_MAXINT64)
+    return;
+  if (l->heard && donar_seq_diff (frame, l->last_seq) <= 0)
+    return;
+  if (sent_us + offset (delays) + PREVIOUS_CONNECTION_US < l->opened_us)
+    return;
+  if (l->overdue && donar_seq_diff (frame, l->overdue_seq) >= 0)
+    return;
+  l->overdue = TRUE;
+  l->overdue_seq = frame;
+  l->overdue_sent_us = sent_us;
+}
+
+void
+donar_delays_set_reports (DonarDelays * delays, const guint16 * reports,
+    guint n_reports, gint64 now)
+{
+  for (guint i = 0; i < MIN (n_reports, delays->n_links); i++) {
+    DonarLinkDelay *l = &delays->links[i];
+
+    if (reports[i] == DONAR_WIRE_DELAY_UNKNOWN) {
+      l->reported = FALSE;
+      continue;
+    }
+    l->reported = TRUE;
+    l->report_growing = (reports[i] & DONAR_WIRE_DELAY_GROWING) != 0;
+    l->report_us = (gint64) (reports[i] & ~DONAR_WIRE_DELAY_GROWING) * 1000;
+    l->report_time_us = now;
+    if (!l->report_growing)
+      note_floor (l, l->report_us);
+  }
+}
+
+/* The link's delay toward us as measured here: the latest message's, or
+ * the age of the overdue frame when that is more.  *growing says which. */
+static gint64
+measured (const DonarDelays * delays, const DonarLinkDelay * l, gint64 now,
+    gboolean * growing)
+{
+  gint64 value = DONAR_DELAY_UNKNOWN;
+
+  *growing = FALSE;
+  if (l->heard && now - l->last_heard_us <= REPORT_TTL_US)
+    value = l->last_delay_us;
+  if (l->overdue) {
+    gint64 age = now - (l->overdue_sent_us + offset (delays));
+
+    if (value == DONAR_DELAY_UNKNOWN || age > value) {
+      value = MAX (age, 0);
+      *growing = TRUE;
+    }
+  }
+  /* The peer sends a frame every period: when nothing at all has come for
+   * a few, whatever it sent is held up on every link it chose. */
+  if (value != DONAR_DELAY_UNKNOWN) {
+    gint64 silence = now - delays->last_heard_us -
+        SILENT_PERIODS * delays->frame_period_us;
+
+    if (silence > value) {
+      value = silence;
+      *growing = TRUE;
+    }
+  }
+  return value;
+}
+
+guint16
+donar_delays_report (const DonarDelays * delays, guint link, gint64 now)
+{
+  gboolean growing;
+  gint64 value = measured (delays, &delays->links[link], now, &growing);
+  guint16 ms;
+
+  if (value == DONAR_DELAY_UNKNOWN)
+    return DONAR_WIRE_DELAY_UNKNOWN;
+  ms = MIN (value / 1000, DONAR_WIRE_DELAY_MAX_MS);
+  return growing ? ms | DONAR_WIRE_DELAY_GROWING : ms;
+}
+
+gint64
+donar_delays_predict (const DonarDelays * delays, guint link, gint64 now,
+    gint64 * fresh_us)
+{
+  const DonarLinkDelay *l = &delays->links[link];
+  gint64 value = DONAR_DELAY_UNKNOWN, fresh = G_MININT64;
+  gboolean growing;
+  gint64 here = measured (delays, l, now, &growing);
+
+  if (here != DONAR_DELAY_UNKNOWN) {
+    value = here;
+    fresh = growing ? now : l->last_heard_us;
+  }
+  if (l->reported && (l->report_growing ||
+          now - l->report_time_us <= REPORT_TTL_US)) {
+    gint64 there = l->report_us +
+        (l->report_growing ? now - l->report_time_us : 0);
+
+    value = value == DONAR_DELAY_UNKNOWN ? there : MAX (value, there);
+    fresh = MAX (fresh, l->report_time_us);
+  }
+  if (fresh_us)
+    *fresh_us = fresh;
+  return value;
+}
+
+gint64
+donar_delays_floor (const DonarDelays * delays, guint link)
+{
+  const DonarLinkDelay *l = &delays->links[link];
+  gint64 floor = MIN (l->floor_us[0], l->floor_us[1]);
+
+  return floor == G_MAXINT64 ? DONAR_DELAY_UNKNOWN : floor;
+}

@@ -1,0 +1,95 @@
+/* One-way delays of each link, both ways, without synchronized clocks.
+ *
+ * Every DATA message carries its sender's clock.  Arrival time minus that
+ * clock is the one-way delay plus an unknown offset between the clocks;
+ * the offset is the same on every link, so subtracting the least such
+ * sample of the last minute leaves each link's delay above the fastest
+ * one: comparable across links, and free of the clocks' slow drift.
+ *
+ * The receiver keeps, per link, the relative delay of its latest message
+ * and the oldest frame the peer sent on it that has not come out yet (it
+ * learns of it from the recent-links lists on the other links): while that
+ * frame is overdue, the link's delay is at least its age, and grows.  That
+ * is what it reports to the peer, which predicts with it where its next
+ * frame arrives first. */
+#ifndef DONAR_DELAYS_H
+#define DONAR_DELAYS_H
+
+#include "donar-receiver.h"
+
+G_BEGIN_DECLS
+
+#define DONAR_DELAY_UNKNOWN G_MAXINT64
+
+typedef struct
+{
+  /* Peer to us, measured here. */
+  gboolean heard;               /* a message came since the link opened */
+  gint64 opened_us;
+  gint64 last_delay_us;
+  gint64 last_heard_us;
+  guint32 last_seq;
+  gboolean overdue;             /* a frame sent on it after last_seq */
+  guint32 overdue_seq;
+  gint64 overdue_sent_us;       /* its send time, on the peer's clock */
+  /* Us to peer, as the peer last reported it. */
+  gboolean reported;
+  gint64 report_us;
+  gboolean report_growing;
+  gint64 report_time_us;        /* when it came */
+  /* The least delay seen on the link either way over the last two
+   * buckets: its base, to which a spike adds. */
+  gint64 floor_us[2];
+} DonarLinkDelay;
+
+typedef struct
+{
+  guint n_links;
+  gint64 frame_period_us;
+  gboolean peer_clock_known;
+  gint64 peer_clock_us;         /* the latest peer time, unwrapped */
+  guint32 peer_clock_ms;
+  /* Least (arrival - peer time) of the current and previous bucket. */
+  gint64 offset_us[2];
+  gint64 bucket_start_us;
+  gint64 last_heard_us;         /* the latest message on any link */
+  DonarLinkDelay links[DONAR_MAX_LINKS];
+} DonarDelays;
+
+void donar_delays_init (DonarDelays * delays, guint n_links,
+    gint64 frame_period_us, gint64 now);
+void donar_delays_link_up (DonarDelays * delays, guint link, gint64 now);
+/* The peer's clock restarts with its session. */
+void donar_delays_forget_peer (DonarDelays * delays);
+
+/* A message of the peer, stamped time_ms on its clock, came on link. */
+void donar_delays_on_arrival (DonarDelays * delays, guint link,
+    guint32 seq, guint32 time_ms, gint64 now);
+/* The peer's message stamped time_ms (seq) says frame seq - age went on
+ * link: frames are handed over every frame period, so it left about
+ * age periods before the message. */
+void donar_delays_note_sent (DonarDelays * delays, guint link,
+    guint32 seq, guint age, guint32 time_ms, gint64 now);
+/* The peer's report of each link toward it (DONAR_WIRE_DELAY_*). */
+void donar_delays_set_reports (DonarDelays * delays,
+    const guint16 * reports, guint n_reports, gint64 now);
+
+/* What we report of a link toward us: its delay now, at least the age of
+ * its overdue frame. */
+guint16 donar_delays_report (const DonarDelays * delays, guint link,
+    gint64 now);
+/* A link's delay toward the peer, predicted from both directions (a spike
+ * of a relay delays both); *fresh_us is when the newest of that was
+ * measured, or G_MININT64.  DONAR_DELAY_UNKNOWN when nothing is known. */
+gint64 donar_delays_predict (const DonarDelays * delays, guint link,
+    gint64 now, gint64 * fresh_us);
+/* The link's base: the least delay seen on it lately, or
+ * DONAR_DELAY_UNKNOWN. */
+gint64 donar_delays_floor (const DonarDelays * delays, guint link);
+
+/* Our clock as the peer sees it in our messages. */
+guint32 donar_delays_clock_ms (gint64 now);
+
+G_END_DECLS
+
+#endif /* DONAR_DELAYS_H */
