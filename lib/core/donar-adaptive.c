@@ -1,36 +1,41 @@
-/* The choice of ADAPTIVE. */
+/* The choice of ADAPTIVE: every link's delay predicted from what the
+ * session measured (lib/core/donar-delays.c), then the least of them. */
 #include "donar-adaptive.h"
 
 #include <stdlib.h>
 
-/* Knowledge of a link older than this is stale: the link is tried again
- * (a probe), its base taken for its delay.  Spikes seldom last longer
- * (seed 000, Fig. 5). */
-#define STALE_US donar_adaptive_stale_us
-/* Credit is kept for at most this many second copies. */
+/* News of a link older than this is stale: the link may have recovered
+ * (most spikes last under a second, seed 000 Fig. 5), so it is tried
+ * again at its base delay. */
+#define STALE_US (2 * G_USEC_PER_SEC)
+/* A stale link that was slow when last seen waits twice as long before
+ * each new try, up to this: a spike can last a minute. */
+#define MAX_PROBE_INTERVAL_US (32 * G_USEC_PER_SEC)
+/* A link more than this above its base is in a spike, not in its jitter:
+ * a frame on it is worth a second copy. */
+#define UNSURE_US (60 * 1000)
+/* A frame and its copy go on links with no relay in common unless every
+ * such link is predicted later than this: a link 100 ms slower still
+ * makes the 360 ms deadline from the bases seen on Tor (100 to 250 ms),
+ * and a relay in common can take both copies in one spike. */
+#define SHARED_RELAY_PENALTY_US (100 * 1000)
+/* After a probe the next frame carries the probe's only other copy: it
+ * goes on a link known to be well, unless all of those are this late. */
+#define AFTER_PROBE_PENALTY_US (200 * 1000)
+/* Second copies saved up in calm times, for the unsure ones. */
 #define MAX_CREDIT 25.0
-
-gdouble donar_adaptive_share_penalty_us = 0;
-gdouble donar_adaptive_unsure_us = 60000;
-gint64 donar_adaptive_stale_us = 2000000;
-gint64 donar_adaptive_gap_frames = 3;
-static void tune (void) {
-  static gboolean done;
-  if (done) return;
-  done = TRUE;
-  if (g_getenv ("AD_SHARE")) donar_adaptive_share_penalty_us = g_ascii_strtod (g_getenv ("AD_SHARE"), NULL);
-  if (g_getenv ("AD_UNSURE")) donar_adaptive_unsure_us = g_ascii_strtod (g_getenv ("AD_UNSURE"), NULL);
-  if (g_getenv ("AD_GAP")) donar_adaptive_gap_frames = atoi (g_getenv ("AD_GAP"));
-  if (g_getenv ("AD_STALE")) donar_adaptive_stale_us = g_ascii_strtod (g_getenv ("AD_STALE"), NULL);
-}
 
 void
 donar_adaptive_init (DonarAdaptive * adaptive, gdouble budget)
 {
   adaptive->budget = budget;
   adaptive->credit = 0;
-  for (guint i = 0; i < DONAR_MAX_LINKS; i++)
+  adaptive->last_was_probe = FALSE;
+  for (guint i = 0; i < DONAR_MAX_LINKS; i++) {
     adaptive->probed_us[i] = G_MININT64;
+    adaptive->probe_interval_us[i] = STALE_US;
+    adaptive->last_excess_us[i] = 0;
+  }
 }
 
 typedef struct
@@ -67,29 +72,34 @@ prior_floor (const DonarDelays * delays, const DonarGroups * groups)
 }
 
 static void
-predict (const DonarAdaptive * adaptive, const DonarDelays * delays,
+predict (DonarAdaptive * adaptive, const DonarDelays * delays,
     guint link, gint64 prior, gint64 now, Prediction * p)
 {
   gint64 fresh, floor = donar_delays_floor (delays, link);
   gint64 known = donar_delays_predict (delays, link, now, &fresh);
+  gint64 excess = donar_delays_in_flight_excess (delays, link, now);
 
   if (floor == DONAR_DELAY_UNKNOWN)
     floor = prior;
+  /* Frames overdue on it: its delay is known to be at least that. */
+  if (excess > 0) {
+    known = known == DONAR_DELAY_UNKNOWN ? excess : MAX (known, excess);
+    fresh = now;
+  }
   p->stale = known == DONAR_DELAY_UNKNOWN || now - fresh > STALE_US;
-  p->unsure = p->stale || known - floor > donar_adaptive_unsure_us;
-  if (!p->stale)
-    /* News of every link in use comes with each of the peer's frames:
-     * when it stops, for all we know the link has stopped too. */
-    p->predicted = MAX (known, now - fresh - donar_adaptive_gap_frames *
-        delays->frame_period_us);
+  p->unsure = p->stale || known - floor > UNSURE_US;
+  if (!p->stale) {
+    adaptive->last_excess_us[link] = known - floor;
+    p->predicted = known;
+  }
   else if (adaptive->probed_us[link] == G_MININT64 ||
-      now - adaptive->probed_us[link] > STALE_US)
+      now - adaptive->probed_us[link] > adaptive->probe_interval_us[link])
     /* Idle long enough to have recovered: worth a frame, whose copy
      * follows on another link. */
     p->predicted = floor;
   else
-    p->predicted = known == DONAR_DELAY_UNKNOWN ? G_MAXINT64 / 2 :
-        MAX (known, floor);
+    /* As it was when last known. */
+    p->predicted = floor + MAX (adaptive->last_excess_us[link], 0);
 }
 
 static gboolean
@@ -121,7 +131,7 @@ best_link (const DonarGroups * groups, const DonarPaths * paths,
       cost = p[link].predicted;
       for (guint k = 0; k < n_avoid; k++)
         if (donar_paths_share (paths, link, avoid[k])) {
-          cost += donar_adaptive_share_penalty_us;
+          cost += SHARED_RELAY_PENALTY_US;
           break;
         }
       if (best < 0 || cost < best_cost) {
@@ -138,14 +148,18 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
     guint n_prev, gint64 now, guint * links)
 {
   Prediction p[DONAR_MAX_LINKS];
-  tune ();
   gint64 prior = prior_floor (delays, groups);
   gint first, second;
   guint n = 0;
 
   for (guint link = 0; link < groups->n_links; link++)
-    if (groups->up[link])
+    if (groups->up[link]) {
       predict (adaptive, delays, link, prior, now, &p[link]);
+      /* A probe's frame has its only other copy in the next message:
+       * that one goes on a link known to be well. */
+      if (adaptive->last_was_probe && p[link].stale)
+        p[link].predicted += AFTER_PROBE_PENALTY_US;
+    }
 
   adaptive->credit = MIN (adaptive->credit + adaptive->budget - 1.0,
       MAX_CREDIT);
@@ -162,19 +176,18 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
       adaptive->credit -= 1.0;
     }
   }
-  if (g_getenv ("AD_DEBUG") && now >= atof (g_getenv ("AD_DEBUG")) * 1e6 && now <= atof (g_getenv ("AD_DEBUG")) * 1e6 + 2e6) {
-    GString *g = g_string_new (NULL);
-    g_string_append_printf (g, "%p t=%.2f pick %d%s:", (void *) delays, now / 1e6, links[0], n > 1 ? "+" : "");
-    for (guint link = 0; link < groups->n_links; link++)
-      if (groups->up[link])
-        g_string_append_printf (g, " %u:%lld%s%s/%lld", link, (long long) (p[link].predicted / 1000), p[link].stale ? "s" : "", delays->links[link].overdue ? "o" : "", (long long) (donar_delays_floor (delays, link) == DONAR_DELAY_UNKNOWN ? -1 : donar_delays_floor (delays, link) / 1000));
-    const DonarLinkDelay *d1 = &delays->links[1];
-    g_string_append_printf (g, " L1[heard=%d lh=%.2f ld=%lld rep=%d rt=%.2f ru=%lld g=%d]", d1->heard, d1->last_heard_us/1e6, (long long) d1->last_delay_us, d1->reported, d1->report_time_us/1e6, (long long) d1->report_us, d1->report_growing);
-    g_print ("%s\n", g->str);
-    g_string_free (g, TRUE);
+  adaptive->last_was_probe = FALSE;
+  for (guint i = 0; i < n; i++) {
+    guint link = links[i];
+
+    if (!p[link].stale)
+      continue;
+    adaptive->last_was_probe = TRUE;
+    adaptive->probed_us[link] = now;
+    adaptive->probe_interval_us[link] =
+        adaptive->last_excess_us[link] > UNSURE_US ?
+        MIN (2 * adaptive->probe_interval_us[link], MAX_PROBE_INTERVAL_US) :
+        STALE_US;
   }
-  for (guint i = 0; i < n; i++)
-    if (p[links[i]].stale)
-      adaptive->probed_us[links[i]] = now;
   return n;
 }

@@ -16,6 +16,12 @@ typedef struct
   gdouble budget;               /* sends a frame on average, 1 to 2 */
   gdouble credit;               /* sends saved for frames that need two */
   gint64 probed_us[DONAR_MAX_LINKS];
+  /* How long a stale link waits between probes: doubled while each probe
+   * finds it slow (a spike can last a minute), reset when it is fast. */
+  gint64 probe_interval_us[DONAR_MAX_LINKS];
+  /* The link's predicted delay above its base when last known. */
+  gint64 last_excess_us[DONAR_MAX_LINKS];
+  gboolean last_was_probe;
 } DonarAdaptive;
 
 void donar_adaptive_init (DonarAdaptive * adaptive, gdouble budget);

@@ -39,6 +39,7 @@ donar_delays_link_up (DonarDelays * delays, guint link, gint64 now)
   memset (l, 0, sizeof *l);
   l->opened_us = now;
   l->floor_us[0] = l->floor_us[1] = G_MAXINT64;
+  l->round_trip_us[0] = l->round_trip_us[1] = G_MAXINT64;
 }
 
 void
@@ -90,6 +91,8 @@ rotate_buckets (DonarDelays * delays, gint64 now)
   for (guint i = 0; i < delays->n_links; i++) {
     delays->links[i].floor_us[1] = delays->links[i].floor_us[0];
     delays->links[i].floor_us[0] = G_MAXINT64;
+    delays->links[i].round_trip_us[1] = delays->links[i].round_trip_us[0];
+    delays->links[i].round_trip_us[0] = G_MAXINT64;
   }
 }
 
@@ -167,6 +170,86 @@ donar_delays_set_reports (DonarDelays * delays, const guint16 * reports,
   }
 }
 
+void
+donar_delays_on_send (DonarDelays * delays, guint link, guint32 seq,
+    gint64 now)
+{
+  DonarLinkDelay *l = &delays->links[link];
+  DonarSend *slot;
+
+  /* Full: the oldest is forgotten, its successors are as old. */
+  if (l->n_in_flight == DONAR_DELAY_IN_FLIGHT) {
+    l->first = (l->first + 1) % DONAR_DELAY_IN_FLIGHT;
+    l->n_in_flight--;
+  }
+  slot = &l->in_flight[(l->first + l->n_in_flight) % DONAR_DELAY_IN_FLIGHT];
+  slot->seq = seq;
+  slot->sent_us = now;
+  l->n_in_flight++;
+}
+
+void
+donar_delays_on_acks (DonarDelays * delays, guint32 ack,
+    const guint8 * ages, guint n_ages, gint64 now)
+{
+  rotate_buckets (delays, now);
+  for (guint i = 0; i < MIN (n_ages, delays->n_links); i++) {
+    DonarLinkDelay *l = &delays->links[i];
+    guint32 newest = ack - ages[i];
+
+    if (ages[i] == DONAR_WIRE_ACK_NONE)
+      continue;
+    while (l->n_in_flight > 0) {
+      const DonarSend *oldest = &l->in_flight[l->first];
+
+      if (donar_seq_diff (oldest->seq, newest) > 0)
+        break;
+      if (oldest->seq == newest)
+        l->round_trip_us[0] = MIN (l->round_trip_us[0], now - oldest->sent_us);
+      l->first = (l->first + 1) % DONAR_DELAY_IN_FLIGHT;
+      l->n_in_flight--;
+    }
+  }
+}
+
+guint8
+donar_delays_ack_age (const DonarDelays * delays, guint link, guint32 ack)
+{
+  const DonarLinkDelay *l = &delays->links[link];
+  gint32 age;
+
+  if (!l->heard)
+    return DONAR_WIRE_ACK_NONE;
+  age = donar_seq_diff (ack, l->last_seq);
+  return age >= 0 && age < DONAR_WIRE_ACK_NONE ? age : DONAR_WIRE_ACK_NONE;
+}
+
+gint64
+donar_delays_in_flight_excess (const DonarDelays * delays, guint link,
+    gint64 now)
+{
+  const DonarLinkDelay *l = &delays->links[link];
+  gint64 round_trip = G_MAXINT64, news;
+
+  if (l->n_in_flight == 0 || !delays->peer_clock_known ||
+      offset (delays) == G_MAXINT64)
+    return 0;
+  for (guint i = 0; i < delays->n_links; i++)
+    round_trip = MIN (round_trip, MIN (delays->links[i].round_trip_us[0],
+            delays->links[i].round_trip_us[1]));
+  if (round_trip == G_MAXINT64)
+    return 0;
+  /* The peer's newest message, on our clock as if it had come the fastest
+   * way: when it left, our oldest frame on the link had not come out.
+   * Measured from there, not from now, so that a slow way back does not
+   * count against the link.  But when the peer has gone silent, its news
+   * stops: then every link we keep sending on without word is suspect. */
+  news = delays->peer_clock_us + offset (delays);
+  if (now - delays->last_heard_us > SILENT_PERIODS * delays->frame_period_us)
+    news = now;
+  return MAX (news - l->in_flight[l->first].sent_us - round_trip, 0);
+}
+
 /* The link's delay toward us as measured here: the latest message's, or
  * the age of the overdue frame when that is more.  *growing says which. */
 static gint64
@@ -183,17 +266,6 @@ measured (const DonarDelays * delays, const DonarLinkDelay * l, gint64 now,
 
     if (value == DONAR_DELAY_UNKNOWN || age > value) {
       value = MAX (age, 0);
-      *growing = TRUE;
-    }
-  }
-  /* The peer sends a frame every period: when nothing at all has come for
-   * a few, whatever it sent is held up on every link it chose. */
-  if (value != DONAR_DELAY_UNKNOWN) {
-    gint64 silence = now - delays->last_heard_us -
-        SILENT_PERIODS * delays->frame_period_us;
-
-    if (silence > value) {
-      value = silence;
       *growing = TRUE;
     }
   }

@@ -20,6 +20,15 @@
 G_BEGIN_DECLS
 
 #define DONAR_DELAY_UNKNOWN G_MAXINT64
+/* Our frames in flight on a link that we keep the send times of: 2.5 s of
+ * 40 ms frames on one link. */
+#define DONAR_DELAY_IN_FLIGHT 64
+
+typedef struct
+{
+  guint32 seq;
+  gint64 sent_us;
+} DonarSend;
 
 typedef struct
 {
@@ -37,6 +46,14 @@ typedef struct
   gint64 report_us;
   gboolean report_growing;
   gint64 report_time_us;        /* when it came */
+  /* Our frames on the link that the peer has not said came out of it:
+   * a ring, oldest first. */
+  DonarSend in_flight[DONAR_DELAY_IN_FLIGHT];
+  guint first, n_in_flight;
+  /* The least time from sending a frame on the link to the peer's word
+   * that it came: one way, the peer's wait for its next message, and the
+   * way back. */
+  gint64 round_trip_us[2];
   /* The least delay seen on the link either way over the last two
    * buckets: its base, to which a spike adds. */
   gint64 floor_us[2];
@@ -74,6 +91,19 @@ void donar_delays_note_sent (DonarDelays * delays, guint link,
 void donar_delays_set_reports (DonarDelays * delays,
     const guint16 * reports, guint n_reports, gint64 now);
 
+/* We sent frame seq on link at now. */
+void donar_delays_on_send (DonarDelays * delays, guint link, guint32 seq,
+    gint64 now);
+/* The peer's acknowledgements: the newest of our frames it has (`ack`),
+ * and for each link how many frames before it is the newest that came out
+ * of that link (DONAR_WIRE_ACK_NONE: none lately). */
+void donar_delays_on_acks (DonarDelays * delays, guint32 ack,
+    const guint8 * ages, guint n_ages, gint64 now);
+/* Ours, to put in a message: the newest frame of the peer we have, and the
+ * age of each link's newest one behind it. */
+guint8 donar_delays_ack_age (const DonarDelays * delays, guint link,
+    guint32 ack);
+
 /* What we report of a link toward us: its delay now, at least the age of
  * its overdue frame. */
 guint16 donar_delays_report (const DonarDelays * delays, guint link,
@@ -83,6 +113,11 @@ guint16 donar_delays_report (const DonarDelays * delays, guint link,
  * measured, or G_MININT64.  DONAR_DELAY_UNKNOWN when nothing is known. */
 gint64 donar_delays_predict (const DonarDelays * delays, guint link,
     gint64 now, gint64 * fresh_us);
+/* How much longer than the least round trip our oldest frame on the link
+ * has gone without word of it: the link's delay has grown by that at
+ * least.  0 when nothing is overdue. */
+gint64 donar_delays_in_flight_excess (const DonarDelays * delays,
+    guint link, gint64 now);
 /* The link's base: the least delay seen on it lately, or
  * DONAR_DELAY_UNKNOWN. */
 gint64 donar_delays_floor (const DonarDelays * delays, guint link);

@@ -120,6 +120,7 @@ build_message (DonarSession * session, const DonarSentFrame * current,
   message->link = link;
   message->seq = current->seq;
   message->time_ms = donar_delays_clock_ms (now);
+  message->ack = session->receiver.highest;
 
   message->n_scores = config->n_links;
   for (guint i = 0; i < config->n_links; i++) {
@@ -129,6 +130,8 @@ build_message (DonarSession * session, const DonarSentFrame * current,
         DONAR_WIRE_SCORE_UNKNOWN : MIN (reported, DONAR_WIRE_SCORE_UNKNOWN - 1);
     message->delays[i] = donar_delays_report (&session->delays, i, now);
     message->paths[i] = session->paths.local_mask[i];
+    message->acked[i] = donar_delays_ack_age (&session->delays, i,
+        session->receiver.highest);
   }
 
   message->n_recent = 0;
@@ -224,6 +227,7 @@ donar_session_send_frame (DonarSession * session, const guint8 * frame,
         sizeof session->record);
     g_assert (size > 0);
     donar_groups_mark_used (&session->groups, links[i], now);
+    donar_delays_on_send (&session->delays, links[i], current->seq, now);
     session->links[links[i]].messages_sent++;
     session->links[links[i]].bytes_sent += size;
     session->stats.messages_sent++;
@@ -332,6 +336,8 @@ handle_data (DonarSession * session, guint link, const guint8 * data,
   donar_delays_set_reports (&session->delays, message.delays,
       message.n_scores, now);
   donar_paths_set_peer (&session->paths, message.paths, message.n_scores);
+  donar_delays_on_acks (&session->delays, message.ack, message.acked,
+      message.n_scores, now);
   donar_monitor_on_arrival (&session->monitor, message.seq, link, out_of_order);
   donar_monitor_set_remote (&session->monitor, message.scores,
       message.n_scores, now);

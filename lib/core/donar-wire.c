@@ -81,7 +81,7 @@ donar_wire_key_derive (const guint8 * secret, gsize secret_length,
 gsize
 donar_wire_overhead (guint n_scores, guint n_recent, guint n_frames)
 {
-  return DONAR_WIRE_PREFIX + DONAR_WIRE_DATA_HEADER + 5 * n_scores +
+  return DONAR_WIRE_PREFIX + DONAR_WIRE_DATA_HEADER + 6 * n_scores +
       DONAR_WIRE_RECENT_ENTRY * n_recent + DONAR_WIRE_FRAME_HEADER * n_frames;
 }
 
@@ -133,8 +133,9 @@ donar_wire_encode_data (const DonarWireMessage * message, guint8 * out,
   p[3] = message->n_scores;
   put_u32 (p + 4, message->seq);
   put_u32 (p + 8, message->time_ms);
-  p[12] = message->n_recent;
-  p[13] = message->n_frames;
+  put_u32 (p + 12, message->ack);
+  p[16] = message->n_recent;
+  p[17] = message->n_frames;
   p += DONAR_WIRE_DATA_HEADER;
 
   for (guint i = 0; i < message->n_scores; i++, p += 2)
@@ -143,6 +144,8 @@ donar_wire_encode_data (const DonarWireMessage * message, guint8 * out,
     put_u16 (p, message->delays[i]);
   for (guint i = 0; i < message->n_scores; i++, p++)
     p[0] = message->paths[i];
+  for (guint i = 0; i < message->n_scores; i++, p++)
+    p[0] = message->acked[i];
   for (guint i = 0; i < message->n_recent; i++, p += 2) {
     p[0] = message->recent[i].age;
     p[1] = message->recent[i].link;
@@ -236,15 +239,16 @@ donar_wire_decode_data (const guint8 * data, gsize length,
   message->n_scores = data[3];
   message->seq = get_u32 (data + 4);
   message->time_ms = get_u32 (data + 8);
-  message->n_recent = data[12];
-  message->n_frames = data[13];
+  message->ack = get_u32 (data + 12);
+  message->n_recent = data[16];
+  message->n_frames = data[17];
   if (message->n_scores > DONAR_MAX_LINKS ||
       message->n_recent > DONAR_WIRE_MAX_RECENT ||
       message->n_frames < 1 || message->n_frames > DONAR_WIRE_MAX_FRAMES)
     return DONAR_ERROR_BAD_LENGTH;
 
   p = data + DONAR_WIRE_DATA_HEADER;
-  if ((gsize) (end - p) < 5 * message->n_scores +
+  if ((gsize) (end - p) < 6 * message->n_scores +
       DONAR_WIRE_RECENT_ENTRY * message->n_recent)
     return DONAR_ERROR_BAD_LENGTH;
   for (guint i = 0; i < message->n_scores; i++, p += 2)
@@ -253,6 +257,8 @@ donar_wire_decode_data (const guint8 * data, gsize length,
     message->delays[i] = get_u16 (p);
   for (guint i = 0; i < message->n_scores; i++, p++)
     message->paths[i] = p[0];
+  for (guint i = 0; i < message->n_scores; i++, p++)
+    message->acked[i] = p[0];
   for (guint i = 0; i < message->n_recent; i++, p += 2) {
     message->recent[i].age = p[0];
     message->recent[i].link = p[1];

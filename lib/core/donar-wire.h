@@ -15,7 +15,7 @@ G_BEGIN_DECLS
 #define DONAR_WIRE_TYPE_DATA 1
 #define DONAR_WIRE_TYPE_HELLO 2
 #define DONAR_WIRE_PREFIX 2
-#define DONAR_WIRE_DATA_HEADER 14
+#define DONAR_WIRE_DATA_HEADER 18
 #define DONAR_WIRE_HELLO_FIELDS 7
 #define DONAR_WIRE_TAG 16
 #define DONAR_WIRE_HELLO (DONAR_WIRE_HELLO_FIELDS + DONAR_WIRE_TAG)
@@ -30,6 +30,8 @@ G_BEGIN_DECLS
 #define DONAR_WIRE_DELAY_UNKNOWN 0xffff
 #define DONAR_WIRE_DELAY_GROWING 0x8000
 #define DONAR_WIRE_DELAY_MAX_MS 0x7ffe
+/* No frame came out of the link within the last 254 before `ack`. */
+#define DONAR_WIRE_ACK_NONE 0xff
 /* The longest message the framer accepts: a record fills one cell. */
 #define DONAR_WIRE_MAX_MESSAGE (DONAR_CELL_PAYLOAD - DONAR_WIRE_PREFIX)
 #define DONAR_WIRE_MIN_DATA \
@@ -58,6 +60,7 @@ typedef struct
   guint8 link;
   guint32 seq;
   guint32 time_ms;              /* the sender's clock, wrapping */
+  guint32 ack;                  /* the newest frame of the receiver's */
   guint n_scores;
   guint16 scores[DONAR_MAX_LINKS];
   /* One per score: the delay report of each link toward the sender. */
@@ -65,6 +68,9 @@ typedef struct
   /* One per score: which relays of the sender's half each link crosses
    * that other links cross too (lib/core/donar-paths.h). */
   guint8 paths[DONAR_MAX_LINKS];
+  /* One per score: the receiver's newest frame that came out of each link
+   * is ack - acked[i] (DONAR_WIRE_ACK_NONE: none). */
+  guint8 acked[DONAR_MAX_LINKS];
   guint n_recent;
   DonarWireRecent recent[DONAR_WIRE_MAX_RECENT];
   guint n_frames;

@@ -420,8 +420,8 @@ check_ranges (const Options * o, GError ** error)
     bad = "--seconds must be positive";
   else if (o->frame_ms < 1 || o->frame_ms > 1000)
     bad = "--frame-ms: 1 to 1000";
-  else if (o->frame_bytes < FRAME_HEADER || o->frame_bytes > 435)
-    bad = "--frame-bytes: 12 to 435";
+  else if (o->frame_bytes < FRAME_HEADER || o->frame_bytes > 379)
+    bad = "--frame-bytes: 12 to 379";
   else if (o->links < 1 || o->links > DONAR_MAX_LINKS)
     bad = "--links: 1 to 32";
   else if (o->wait_links < 0 || o->wait_links > o->links)

@@ -8,9 +8,10 @@ static DonarWireKey key;
 static const guint8 frame_a[] = { 0x80, 0x60, 0x00, 0x01, 'a', 'b', 'c' };
 static const guint8 frame_b[] = { 0x80, 0x60, 0x00, 0x00, 'x' };
 
-/* Offsets in the sample DATA message: 10 header bytes, 3 scores, 2 recent
+/* Offsets in the sample DATA message: 18 header bytes, 3 links of scores
+ * (2 bytes), delays (2), path masks (1) and acknowledgements (1), 2 recent
  * entries, then the frames. */
-#define FRAME0 (10 + 3 * 2 + 2 * 2)
+#define FRAME0 (18 + 3 * 6 + 2 * 2)
 #define FRAME1 (FRAME0 + 3 + sizeof frame_a)
 
 static void
@@ -19,10 +20,21 @@ sample_message (DonarWireMessage * m)
   memset (m, 0, sizeof *m);
   m->link = 5;
   m->seq = 0xfffffffe;
+  m->time_ms = 0x01020304;
+  m->ack = 0xa0b0c0d0;
   m->n_scores = 3;
   m->scores[0] = 0;
   m->scores[1] = 250;
   m->scores[2] = DONAR_WIRE_SCORE_UNKNOWN;
+  m->delays[0] = 12;
+  m->delays[1] = DONAR_WIRE_DELAY_GROWING | 700;
+  m->delays[2] = DONAR_WIRE_DELAY_UNKNOWN;
+  m->paths[0] = 0x01;
+  m->paths[1] = 0x02;
+  m->paths[2] = 0x00;
+  m->acked[0] = 0;
+  m->acked[1] = 3;
+  m->acked[2] = DONAR_WIRE_ACK_NONE;
   m->n_recent = 2;
   m->recent[0].age = 0;
   m->recent[0].link = 5;
@@ -67,8 +79,9 @@ test_data_round_trip (void)
   DonarWireMessage out;
   gsize size = encode_sample (record);
 
-  /* 2 + 10 header + 3 scores * 2 + 2 recent * 2 + 2 frames * 3 + 7 + 5 */
-  g_assert_cmpuint (size, ==, 2 + 10 + 6 + 4 + 6 + 7 + 5);
+  /* 2 + 18 header + 3 links * (2 + 2 + 1 + 1) + 2 recent * 2 + 2 frames
+   * * 3 + 7 + 5 */
+  g_assert_cmpuint (size, ==, 2 + 18 + 18 + 4 + 6 + 7 + 5);
   g_assert_cmpuint ((record[0] << 8) | record[1], ==, size - 2);
   /* Network byte order, version first. */
   g_assert_cmpuint (record[2], ==, DONAR_WIRE_VERSION);
@@ -77,18 +90,36 @@ test_data_round_trip (void)
   g_assert_cmpuint (record[5], ==, 3);
   g_assert_cmpuint (record[6], ==, 0xff);
   g_assert_cmpuint (record[9], ==, 0xfe);
-  g_assert_cmpuint (record[10], ==, 2);
-  g_assert_cmpuint (record[11], ==, 2);
-  g_assert_cmpuint (record[2 + 10 + 2], ==, 250 >> 8);
-  g_assert_cmpuint (record[2 + 10 + 3], ==, 250 & 0xff);
+  g_assert_cmpuint (record[10], ==, 0x01);
+  g_assert_cmpuint (record[13], ==, 0x04);
+  g_assert_cmpuint (record[14], ==, 0xa0);
+  g_assert_cmpuint (record[17], ==, 0xd0);
+  g_assert_cmpuint (record[18], ==, 2);
+  g_assert_cmpuint (record[19], ==, 2);
+  g_assert_cmpuint (record[2 + 18 + 2], ==, 250 >> 8);
+  g_assert_cmpuint (record[2 + 18 + 3], ==, 250 & 0xff);
+  /* The delays follow the scores: link 1's is growing, 700 ms. */
+  g_assert_cmpuint (record[2 + 18 + 6 + 2], ==, 0x82);
+  g_assert_cmpuint (record[2 + 18 + 6 + 3], ==, 0xbc);
+  g_assert_cmpuint (record[2 + 18 + 12 + 1], ==, 0x02);
+  g_assert_cmpuint (record[2 + 18 + 15 + 2], ==, 0xff);
 
   g_assert_cmpint (donar_wire_decode_data (record + 2, size - 2, &out), ==,
       DONAR_OK);
   g_assert_cmpuint (out.link, ==, 5);
   g_assert_cmpuint (out.seq, ==, 0xfffffffe);
+  g_assert_cmpuint (out.time_ms, ==, 0x01020304);
+  g_assert_cmpuint (out.ack, ==, 0xa0b0c0d0);
   g_assert_cmpuint (out.n_scores, ==, 3);
   g_assert_cmpuint (out.scores[1], ==, 250);
   g_assert_cmpuint (out.scores[2], ==, DONAR_WIRE_SCORE_UNKNOWN);
+  g_assert_cmpuint (out.delays[0], ==, 12);
+  g_assert_cmpuint (out.delays[1], ==, DONAR_WIRE_DELAY_GROWING | 700);
+  g_assert_cmpuint (out.delays[2], ==, DONAR_WIRE_DELAY_UNKNOWN);
+  g_assert_cmpuint (out.paths[0], ==, 0x01);
+  g_assert_cmpuint (out.paths[1], ==, 0x02);
+  g_assert_cmpuint (out.acked[1], ==, 3);
+  g_assert_cmpuint (out.acked[2], ==, DONAR_WIRE_ACK_NONE);
   g_assert_cmpuint (out.n_recent, ==, 2);
   g_assert_cmpuint (out.recent[1].age, ==, 1);
   g_assert_cmpuint (out.recent[1].link, ==, 7);
@@ -129,8 +160,8 @@ test_encode_refuses_what_does_not_fit (void)
   sample_message (&m);
   m.n_frames = 1;
   m.frames[0].data = big;
-  /* 2 + 10 + 6 + 4 + 3 = 25 bytes of overhead: 473 fill the cell. */
-  m.frames[0].length = DONAR_CELL_PAYLOAD - 25;
+  /* 2 + 18 + 18 + 4 + 3 = 45 bytes of overhead: 453 fill the cell. */
+  m.frames[0].length = DONAR_CELL_PAYLOAD - 45;
   g_assert_cmpuint (donar_wire_encode_data (&m, record, sizeof record), ==,
       DONAR_CELL_PAYLOAD);
   m.frames[0].length++;
@@ -192,7 +223,12 @@ test_unknown_version_and_type (void)
   guint8 type;
   gsize size = encode_sample (record);
 
-  record[2] = 2;
+  /* The next version, and the one before: a version 1 peer (no clock,
+   * delays, paths or acknowledgements) is refused, not misread. */
+  record[2] = DONAR_WIRE_VERSION + 1;
+  g_assert_cmpint (donar_wire_decode_data (record + 2, size - 2, &out), ==,
+      DONAR_ERROR_UNKNOWN_VERSION);
+  record[2] = DONAR_WIRE_VERSION - 1;
   g_assert_cmpint (donar_wire_decode_data (record + 2, size - 2, &out), ==,
       DONAR_ERROR_UNKNOWN_VERSION);
   record[2] = 0;
@@ -273,16 +309,16 @@ test_lengths_that_lie (void)
 
   /* More frames than the message holds; none; more than the format
    * allows. */
-  m[9] = 3;
+  m[17] = 3;
   g_assert_cmpint (donar_wire_decode_data (m, size - 2, &out), ==,
       DONAR_ERROR_BAD_LENGTH);
-  m[9] = 0;
+  m[17] = 0;
   g_assert_cmpint (donar_wire_decode_data (m, size - 2, &out), ==,
       DONAR_ERROR_BAD_LENGTH);
-  m[9] = DONAR_WIRE_MAX_FRAMES + 1;
+  m[17] = DONAR_WIRE_MAX_FRAMES + 1;
   g_assert_cmpint (donar_wire_decode_data (m, size - 2, &out), ==,
       DONAR_ERROR_BAD_LENGTH);
-  m[9] = 2;
+  m[17] = 2;
 
   /* Frames out of order: the piggybacked copy claims age 0. */
   m[FRAME1] = 0;
