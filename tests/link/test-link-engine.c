@@ -118,6 +118,25 @@ wait_for (Events * events, DonarLinkEventType type, guint n)
   }
 }
 
+/* Waits for n events of `type`, then checks that the message of the last
+ * one has `needle`: a copy taken under the lock, as the engine's thread
+ * frees and replaces it with each event. */
+static void
+wait_for_message (Events * events, DonarLinkEventType type, guint n,
+    const gchar * needle)
+{
+  g_autofree gchar *message = NULL;
+
+  wait_for (events, type, n);
+  g_mutex_lock (&events->lock);
+  message = g_strdup (events->last_message[type]);
+  g_mutex_unlock (&events->lock);
+  g_assert_nonnull (message);
+  g_test_message ("last %s: %s", donar_link_event_type_to_string (type),
+      message);
+  g_assert_nonnull (strstr (message, needle));
+}
+
 /* Frame i is 100 + i % 50 bytes of the value i. */
 static void
 make_frame (guint i, guint8 * frame, gsize * length)
@@ -264,14 +283,12 @@ test_strangers_rejected (void)
   g_assert_cmpint (g_input_stream_read (g_io_stream_get_input_stream
           (G_IO_STREAM (raw)), buffer, sizeof buffer, NULL, NULL), <=, 0);
   g_object_unref (raw);
-  wait_for (&callee_events, DONAR_LINK_EVENT_REJECTED, 1);
-  g_assert_nonnull (strstr (callee_events.last_message
-          [DONAR_LINK_EVENT_REJECTED], "bad record length"));
+  wait_for_message (&callee_events, DONAR_LINK_EVENT_REJECTED, 1,
+      "bad record length");
 
   wrong = start_caller (port, "another secret", &wrong_events, 0);
-  wait_for (&callee_events, DONAR_LINK_EVENT_REJECTED, 13);
-  g_assert_nonnull (strstr (callee_events.last_message
-          [DONAR_LINK_EVENT_REJECTED], "authenticator"));
+  wait_for_message (&callee_events, DONAR_LINK_EVENT_REJECTED, 13,
+      "authenticator");
   g_assert_cmpuint (count (&wrong_events, DONAR_LINK_EVENT_ALL_LINKS_UP), <=,
       1);
   donar_link_engine_free (wrong);
@@ -320,9 +337,7 @@ test_peer_unreachable (void)
   guint8 frame[160] = { 0x80 };
   GError *error = NULL;
 
-  wait_for (&events, DONAR_LINK_EVENT_PEER_UNREACHABLE, 1);
-  g_assert_nonnull (strstr (events.last_message
-          [DONAR_LINK_EVENT_PEER_UNREACHABLE], "refused"));
+  wait_for_message (&events, DONAR_LINK_EVENT_PEER_UNREACHABLE, 1, "refused");
   /* Reported once, and dialing goes on with backoff. */
   g_usleep (400 * 1000);
   g_assert_cmpuint (count (&events, DONAR_LINK_EVENT_PEER_UNREACHABLE), ==, 1);
@@ -442,9 +457,7 @@ test_stalled_links_bounded (void)
     g_assert_true (donar_link_engine_get_link_stats (caller, i, &link));
     g_assert_cmpuint (link.queued_bytes, <=, 16 * DONAR_CELL_PAYLOAD);
   }
-  wait_for (&events, DONAR_LINK_EVENT_LINK_DOWN, 1);
-  g_assert_nonnull (strstr (events.last_message[DONAR_LINK_EVENT_LINK_DOWN],
-          "stalled"));
+  wait_for_message (&events, DONAR_LINK_EVENT_LINK_DOWN, 1, "stalled");
 
   donar_link_engine_free (caller);
   silent_peer_free (peer);
@@ -470,10 +483,9 @@ test_no_hello_reopened (void)
    * connection before the engine's thread sees it open, so the second
    * round is awaited through the engine's own events, not the accepts. */
   silent_peer_accept (peer, 24);
-  wait_for (&events, DONAR_LINK_EVENT_LINK_DOWN, 12);
   wait_for (&events, DONAR_LINK_EVENT_LINK_UP, 24);
-  g_assert_nonnull (strstr (events.last_message[DONAR_LINK_EVENT_LINK_DOWN],
-          "no HELLO from the callee"));
+  wait_for_message (&events, DONAR_LINK_EVENT_LINK_DOWN, 12,
+      "no HELLO from the callee");
   donar_link_engine_get_stats (caller, &stats);
   g_assert_cmpuint (stats.hello_timeouts, >=, 12);
   g_assert_cmpuint (stats.stalls, ==, 0);
