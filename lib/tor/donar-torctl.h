@@ -14,5 +14,6 @@
 #include "donar-torctl-command.h"
 #include "donar-torctl-parse.h"
 #include "donar-torctl-status.h"
+#include "donar-torctl-relay.h"
 
 #endif /* DONAR_TORCTL_H */

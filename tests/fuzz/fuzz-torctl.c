@@ -11,6 +11,22 @@
 #include "donar-torctl.h"
 #include "fuzz-common.h"
 
+/* What a caller makes of a circuit: its relay ids, and any name of it
+ * read as a relay. */
+static void
+read_path (const DonarTorctlCircuit * circuit)
+{
+  guint64 ids[8];
+  guint n = 99;
+
+  if (donar_torctl_circuit_stream_path (circuit, ids, G_N_ELEMENTS (ids), &n))
+    FUZZ_CHECK (n >= 1 && n <= G_N_ELEMENTS (ids));
+  else
+    FUZZ_CHECK (n == 0);
+  for (guint i = 0; circuit->path != NULL && circuit->path[i] != NULL; i++)
+    donar_torctl_relay_id (circuit->path[i], &ids[0]);
+}
+
 static void
 parse_value (const gchar * value)
 {
@@ -22,8 +38,11 @@ parse_value (const gchar * value)
     FUZZ_CHECK (bootstrap.progress <= 100);
     donar_torctl_bootstrap_clear (&bootstrap);
   }
-  if (donar_torctl_parse_circuit_status (value, &circuits) == DONAR_TORCTL_OK)
+  if (donar_torctl_parse_circuit_status (value, &circuits) == DONAR_TORCTL_OK) {
+    for (guint i = 0; i < circuits->len; i++)
+      read_path (g_ptr_array_index (circuits, i));
     g_ptr_array_unref (circuits);
+  }
 }
 
 static void
@@ -31,6 +50,7 @@ parse_line (const DonarTorctlLine * line)
 {
   DonarTorctlCircuit circuit;
   DonarTorctlArguments *arguments = NULL;
+  guint64 id;
 
   FUZZ_CHECK (line->text != NULL);
   FUZZ_CHECK (line->data == NULL || line->data[line->data_length] == '\0');
@@ -46,8 +66,11 @@ parse_line (const DonarTorctlLine * line)
     }
   }
   memset (&circuit, 0, sizeof circuit);
-  if (donar_torctl_parse_circuit (line->text, &circuit) == DONAR_TORCTL_OK)
+  if (donar_torctl_parse_circuit (line->text, &circuit) == DONAR_TORCTL_OK) {
+    read_path (&circuit);
     donar_torctl_circuit_clear (&circuit);
+  }
+  donar_torctl_relay_id (line->text, &id);
   parse_value (line->text);
   if (line->data != NULL)
     parse_value (line->data);
@@ -91,8 +114,10 @@ parse_reply (const DonarTorctlReply * reply)
   if (donar_torctl_parse_bootstrap_event (reply, &bootstrap) == DONAR_TORCTL_OK)
     donar_torctl_bootstrap_clear (&bootstrap);
   memset (&circuit, 0, sizeof circuit);
-  if (donar_torctl_parse_circuit_event (reply, &circuit) == DONAR_TORCTL_OK)
+  if (donar_torctl_parse_circuit_event (reply, &circuit) == DONAR_TORCTL_OK) {
+    read_path (&circuit);
     donar_torctl_circuit_clear (&circuit);
+  }
 
   for (guint i = 0; i < reply->n_lines; i++)
     parse_line (&reply->lines[i]);

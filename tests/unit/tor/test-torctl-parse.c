@@ -1,7 +1,7 @@
 /* Reply parsers and the keyword=value / QuotedString splitter under them:
  * hand-written replies from control-spec, then every way each can be
  * refused. */
-#include "donar-torctl.h"
+#include "torctl-test-reply.h"
 
 #include <string.h>
 
@@ -10,24 +10,6 @@
 #define FP_A "$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA~guard"
 #define FP_B "$BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB~middle"
 #define FP_C "$CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC~rendezvous"
-
-/* The one reply in text, which must be whole and well formed. */
-static DonarTorctlReply *
-reply_of (const gchar * text)
-{
-  DonarTorctlReader *reader = donar_torctl_reader_new ();
-  const guint8 *data = (const guint8 *) text;
-  gsize length = strlen (text);
-  DonarTorctlReply *reply;
-
-  g_assert_cmpint (donar_torctl_reader_next (reader, &data, &length, &reply),
-      ==, DONAR_TORCTL_OK);
-  g_assert_nonnull (reply);
-  g_assert_cmpuint (length, ==, 0);
-  g_assert_cmpint (donar_torctl_reader_finish (reader), ==, DONAR_TORCTL_OK);
-  donar_torctl_reader_free (reader);
-  return reply;
-}
 
 static void
 test_unquote (void)
