@@ -91,6 +91,7 @@ send_auth (DonarLink * link)
   g_autofree gchar *username = g_strdup_printf ("donar-%08x-%u-%u",
       engine->call_nonce, link->index, link->generation++);
 
+  donar_link_path_reset (link, username);
   donar_socks_build_auth (username, "donar", request, sizeof request, &written);
   bufferevent_write (link->bev, request, written);
 }

@@ -34,6 +34,11 @@ typedef struct
   DonarRecordQueue queue;
   guint attempt;                /* failed dials since the last good link */
   guint generation;             /* makes each dial's SOCKS username new */
+  /* Caller: the SOCKS username of the current dial ("" between dials),
+   * and the relays tor last told for its circuit (donar-link-path.c). */
+  gchar socks_username[32];
+  guint64 path[DONAR_MAX_PATH_RELAYS];
+  guint n_path;
   gint64 opened_at;
   /* The round trip measured as the link opened (µs), -1 until known:
    * caller, from the SOCKS reply (or the TCP connection) to the peer's
@@ -145,6 +150,15 @@ void donar_link_schedule_dial (DonarLink * link, gint64 now,
     gboolean not_listening);
 gboolean donar_link_socks_read (DonarLink * link, const guint8 ** data,
     gsize * length, gint64 now);
+
+/* donar-link-path.c: the relays of a caller's links */
+/* A new dial (socks_username) or none (""): what tor told of the last
+ * circuit is of no use any more. */
+void donar_link_path_reset (DonarLink * link, const gchar * socks_username);
+/* The link is open in the session: the path tor told, if any, goes to it. */
+void donar_link_path_apply (DonarLink * link);
+/* Open links whose path the session knows. */
+guint donar_link_engine_count_paths (DonarLinkEngine * engine);
 
 /* donar-link-accept.c: the callee's side */
 gboolean donar_link_engine_listen (DonarLinkEngine * engine, GError ** error);

@@ -458,6 +458,7 @@ donar_link_engine_get_stats (DonarLinkEngine * engine,
   stats->stalls = engine->stalls;
   stats->hello_timeouts = engine->hello_timeouts;
   stats->silences = engine->silences;
+  stats->paths_known = donar_link_engine_count_paths (engine);
   for (guint i = 0; i < DONAR_MAX_LINKS; i++)
     stats->records_dropped += engine->links[i].queue.dropped_records;
   g_mutex_lock (&engine->out_lock);

@@ -132,6 +132,7 @@ typedef struct
   guint64 stalls;               /* links reopened for stalling */
   guint64 hello_timeouts;       /* caller: links reopened, no HELLO back */
   guint64 silences;             /* links closed: the peer wrote, none came */
+  guint paths_known;            /* open links whose relays tor told */
 } DonarLinkEngineStats;
 
 typedef struct
@@ -178,6 +179,14 @@ gboolean donar_link_engine_get_link_stats (DonarLinkEngine * engine,
  * link has one yet.  Half of it stands for the one-way delay of the
  * fastest path (donarsrc gives it to donarjitterbuffer). */
 gint64 donar_link_engine_get_min_rtt (DonarLinkEngine * engine);
+
+/* Caller: tor built or extended the circuit of the streams with this SOCKS
+ * username (each dial of a link has its own): relays are opaque ids of
+ * its relays, in order (donar_session_set_link_path).  The link it
+ * belongs to, if any, passes them to the session once open, and until it
+ * closes or dials again; a username of no current dial is ignored. */
+void donar_link_engine_set_circuit_path (DonarLinkEngine * engine,
+    const gchar * socks_username, const guint64 * relays, guint n_relays);
 
 /* Closes every link and joins the thread.  Idempotent. */
 void donar_link_engine_stop (DonarLinkEngine * engine);

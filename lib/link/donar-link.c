@@ -178,6 +178,7 @@ donar_link_open (DonarLink * link, gint64 now)
   engine->connections_opened++;
   engine->peer_unreachable_reported = FALSE;
   donar_session_link_up (engine->session, link->index, now);
+  donar_link_path_apply (link);
   donar_link_engine_raise (engine, DONAR_LINK_EVENT_LINK_UP, link->index,
       "link %u is open", link->index);
   if (engine->links_up == engine->settings.config.n_links)
@@ -207,6 +208,8 @@ donar_link_close (DonarLink * link, gint64 now, const gchar * format, ...)
   g_vsnprintf (link->last_error, sizeof link->last_error, format, args);
   va_end (args);
   release_connection (link);
+  /* Whatever tor says next of the old circuit is not this link's. */
+  donar_link_path_reset (link, "");
 
   if (was_open) {
     donar_session_link_down (engine->session, link->index, now);
