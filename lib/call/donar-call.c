@@ -1,5 +1,6 @@
 /* A call end to end (donar-call.h). */
 #include "donar-call.h"
+#include "donar-call-paths.h"
 #include "donar-client-auth.h"
 #include "donar-secret.h"
 
@@ -28,11 +29,18 @@ struct _DonarCall
   /* Watches the control connection for the whole call: nothing else
    * reads it between setup and donar_call_free (). */
   GThread *watcher;
-  GCancellable *watch_cancellable;
   DonarCallTorLostFunc on_tor_lost;
+  DonarLinkEventFunc on_event;
   gpointer user_data;
+  /* Caller: the watcher tells the engine each link's relays. */
+  gboolean watch_paths;
   GMutex lock;
   GError *tor_lost;             /* under lock */
+  /* Under lock: the watcher's wait on tor, which a link that opens
+   * (paths_due) or the end of the call (stopping) cancels. */
+  GCancellable *wake;
+  gboolean paths_due;
+  gboolean stopping;
 };
 
 void
@@ -311,8 +319,52 @@ prepare_caller (DonarCall * call, const DonarCallOptions * options,
   return TRUE;
 }
 
-/* The watcher thread: reads the control connection (events, if any, are
- * dropped) until it closes or donar_call_free () cancels. */
+/* Interrupts the watcher's wait on tor: to end, or to look up the paths
+ * of links that opened.  Any thread. */
+static void
+wake_watcher (DonarCall * call, gboolean paths_due, gboolean stopping)
+{
+  g_mutex_lock (&call->lock);
+  call->paths_due |= paths_due;
+  call->stopping |= stopping;
+  if (call->wake)
+    g_cancellable_cancel (call->wake);
+  g_mutex_unlock (&call->lock);
+}
+
+/* What the watcher does next: NULL once the call ends; else a cancellable
+ * of its own for its next wait, and *paths_due. */
+static GCancellable *
+next_wait (DonarCall * call, gboolean * paths_due)
+{
+  GCancellable *wait = NULL;
+
+  g_mutex_lock (&call->lock);
+  *paths_due = call->paths_due;
+  call->paths_due = FALSE;
+  g_clear_object (&call->wake);
+  if (!call->stopping) {
+    call->wake = g_cancellable_new ();
+    wait = g_object_ref (call->wake);
+  }
+  g_mutex_unlock (&call->lock);
+  return wait;
+}
+
+static void
+on_engine_event (const DonarLinkEvent * event, gpointer user_data)
+{
+  DonarCall *call = user_data;
+
+  if (call->on_event)
+    call->on_event (event, call->user_data);
+  if (event->type == DONAR_LINK_EVENT_LINK_UP && call->watch_paths)
+    wake_watcher (call, TRUE, FALSE);
+}
+
+/* The watcher thread: reads the control connection (events go to the
+ * paths, if watched) and looks up the paths of the links that opened,
+ * until the connection closes or donar_call_free () stops it. */
 static gpointer
 watch_tor (gpointer data)
 {
@@ -320,11 +372,23 @@ watch_tor (gpointer data)
   GError *error = NULL;
   GError *lost;
 
-  while (donar_tor_control_process_events (call->control, G_MAXINT64,
-          call->watch_cancellable, &error));
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
-    g_error_free (error);
-    return NULL;
+  for (;;) {
+    gboolean paths_due;
+    g_autoptr (GCancellable) wait = next_wait (call, &paths_due);
+
+    if (wait == NULL)
+      return NULL;
+    /* A lookup that fails leaves those links without a path; a broken
+     * connection says so at the next wait. */
+    if (paths_due)
+      donar_call_paths_lookup (call->control, call->engine,
+          donar_tor_control_deadline (5000), wait, NULL);
+    else if (!donar_tor_control_process_events (call->control, G_MAXINT64,
+            wait, &error)) {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        break;
+      g_clear_error (&error);
+    }
   }
   if (call->role == DONAR_ROLE_CALLEE)
     lost = g_error_new (DONAR_CALL_ERROR, DONAR_CALL_ERROR_TOR_LOST,
@@ -357,6 +421,7 @@ donar_call_start (const DonarCallOptions * options,
   g_mutex_init (&call->lock);
   call->role = options->role;
   call->on_tor_lost = options->on_tor_lost;
+  call->on_event = on_event;
   call->user_data = user_data;
 
   /* Our own copies: the strings of options->engine stay the caller's. */
@@ -381,10 +446,16 @@ donar_call_start (const DonarCallOptions * options,
   if (ok && options->role == DONAR_ROLE_CALLEE)
     ok = draw_secret (&settings, error);
   if (ok) {
-    call->engine = donar_link_engine_new (&settings, on_event, user_data,
+    call->engine = donar_link_engine_new (&settings, on_engine_event, call,
         error);
     ok = call->engine != NULL;
   }
+  /* Before the first dial, so that no circuit of a link slips by.  Without
+   * them the call goes on: ADAPTIVE only loses its paths. */
+  if (ok && options->role == DONAR_ROLE_CALLER && call->control)
+    call->watch_paths = donar_call_paths_watch (call->control, call->engine,
+        donar_tor_control_deadline (options->setup_timeout_ms), cancellable,
+        NULL);
   if (ok && options->role == DONAR_ROLE_CALLEE)
     ok = start_callee (call, options, &settings, progress, user_data,
         cancellable, error);
@@ -395,10 +466,8 @@ donar_call_start (const DonarCallOptions * options,
     donar_call_free (call);
     return NULL;
   }
-  if (call->control) {
-    call->watch_cancellable = g_cancellable_new ();
+  if (call->control)
     call->watcher = g_thread_new ("donar-call-tor", watch_tor, call);
-  }
   return call;
 }
 
@@ -439,11 +508,17 @@ donar_call_free (DonarCall * call)
   if (call == NULL)
     return;
   if (call->watcher) {
-    g_cancellable_cancel (call->watch_cancellable);
+    wake_watcher (call, FALSE, TRUE);
     g_thread_join (call->watcher);
   }
-  g_clear_object (&call->watch_cancellable);
+  /* The requests below may read CIRC events: none may reach the engine
+   * once it is gone. */
+  if (call->control)
+    donar_tor_control_set_event_handler (call->control, NULL, NULL, NULL);
+  /* Its thread raises no event any more: the watcher's cancellable is
+   * ours to free. */
   donar_link_engine_free (call->engine);
+  g_clear_object (&call->wake);
   if (call->control && call->service_id && call->single_onion)
     donar_tor_launcher_remove_single_onion (call->launcher, call->control,
         call->service_id, donar_tor_control_deadline (5000), NULL, NULL);

@@ -5,7 +5,9 @@
 # its SocksPort; 3 s into the call one link's circuit is failed
 # (DONAR-FAIL-LINK).  Both ends must have had 12 links up and received at
 # least 98 % of the other's frames with a median one-way delay of Tor's
-# order, and the caller must have dialed the failed link again.
+# order, and the caller must have dialed the failed link again and know
+# the relays of every link open at the end (torsim's CIRC events and
+# circuit-status name each link's SOCKS username).
 # Everything started is stopped by PID, also on failure.
 #
 #   run-call.sh DONAR_TORSIM DONAR_CALL PYTHON
@@ -73,6 +75,9 @@ for name, r in (("caller", caller), ("callee", callee)):
         ok = False
 if caller["link_downs"] < 1 or caller["connections_opened"] <= 12:
     print("caller: the failed link was not closed and dialed again", file=sys.stderr)
+    ok = False
+if caller["paths_known"] != caller["links_up"] or caller["links_up"] == 0:
+    print("caller: the paths of %d of its %d open links known" % (caller["paths_known"], caller["links_up"]), file=sys.stderr)
     ok = False
 sys.exit(0 if ok else 1)
 PY

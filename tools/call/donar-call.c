@@ -291,14 +291,15 @@ report (const Options * options, DonarCall * call, Status * status,
         "\"records_dropped\": %" G_GUINT64_FORMAT ", "
         "\"stalls\": %" G_GUINT64_FORMAT ", "
         "\"hello_timeouts\": %" G_GUINT64_FORMAT ", "
-        "\"silences\": %" G_GUINT64_FORMAT ", "
+        "\"silences\": %" G_GUINT64_FORMAT ", \"paths_known\": %u, "
         "\"frames_unsent\": %" G_GUINT64_FORMAT ", "
         "\"piggybacked\": %" G_GUINT64_FORMAT ", \"malformed\": %"
         G_GUINT64_FORMAT ", %s}\n", seconds, frames_sent, got, expected, p50,
         p99, max, links_up (status), status->max_links_up,
         status->link_downs, all_links_up_s, stats.connections_opened,
         stats.connections_rejected, stats.records_dropped, stats.stalls,
-        stats.hello_timeouts, stats.silences, stats.session.frames_unsent,
+        stats.hello_timeouts, stats.silences, stats.paths_known,
+        stats.session.frames_unsent,
         stats.session.frames_piggyback_delivered, received->malformed,
         messages->str);
   } else {
