@@ -603,15 +603,24 @@ test_delay_base (void)
   setup_free (s);
 }
 
-static guint
-count_circuits (Ctl * c, const gchar * username, gchar ** id)
+/* circuit-status, parsed: a GPtrArray of DonarTorctlCircuit. */
+static GPtrArray *
+get_circuits (Ctl * c)
 {
   g_autofree gchar *value = ctl_getinfo (c, "circuit-status");
   GPtrArray *circuits = NULL;
-  guint n = 0;
 
   g_assert_cmpint (donar_torctl_parse_circuit_status (value, &circuits), ==,
       DONAR_TORCTL_OK);
+  return circuits;
+}
+
+static guint
+count_circuits (Ctl * c, const gchar * username, gchar ** id)
+{
+  GPtrArray *circuits = get_circuits (c);
+  guint n = 0;
+
   for (guint i = 0; i < circuits->len; i++) {
     DonarTorctlCircuit *circuit = g_ptr_array_index (circuits, i);
 
@@ -685,6 +694,75 @@ test_isolation (void)
       close (caller[i]);
     close (callee[i]);
   }
+  setup_free (s);
+}
+
+/* The relay ids of the circuit of `username`'s streams, as a caller
+ * reads them from circuit-status. */
+static guint
+stream_path (Ctl * c, const gchar * username, guint64 * ids, guint max_ids)
+{
+  GPtrArray *circuits = get_circuits (c);
+  guint n = 0;
+
+  for (guint i = 0; i < circuits->len; i++) {
+    DonarTorctlCircuit *circuit = g_ptr_array_index (circuits, i);
+    guint found;
+
+    if (g_strcmp0 (circuit->socks_username, username) == 0) {
+      g_assert_true (donar_torctl_circuit_stream_path (circuit, ids, max_ids,
+              &found));
+      n = found;
+    }
+  }
+  g_ptr_array_unref (circuits);
+  return n;
+}
+
+/* Links through one of the model's guards show that guard's fingerprint,
+ * on each side, and no other relay in common: what ADAPTIVE is told. */
+static void
+test_guards (void)
+{
+  const gchar *args[] = { "--publish-ms", "100",
+    SET ("relay_failure_scale_s=0"), SET ("guard_failures_per_hour=0"), NULL
+  };
+  const gchar *sets[] = { "relay_failure_scale_s=0",
+    "guard_failures_per_hour=0", NULL
+  };
+  DonarNetModel *m = model_like (DONAR_SECURITY_DEFAULT, 12, 1, sets);
+  guint length = donar_security_path_length (DONAR_SECURITY_DEFAULT);
+  Setup *s = setup_new (args, TRUE);
+  guint64 ids[4][8];
+  gint caller[4], callee[4];
+  guint shared = 0;
+
+  for (guint i = 0; i < 4; i++) {
+    g_autofree gchar *user = g_strdup_printf ("link%u", i);
+
+    caller[i] = open_stream (s, user, &callee[i]);
+    g_assert_cmpuint (stream_path (s->ctl, user, ids[i], 8), ==, length);
+  }
+  for (guint a = 0; a < 4; a++)
+    for (guint b = a + 1; b < 4; b++) {
+      for (guint side = 0; side < 2; side++) {
+        guint hop = side == 0 ? 0 : length - 1;
+        gboolean same = donar_net_model_link_guard (m, a, side) ==
+            donar_net_model_link_guard (m, b, side);
+
+        g_assert_cmpint (ids[a][hop] == ids[b][hop], ==, same);
+        shared += same;
+      }
+      for (guint hop = 1; hop + 1 < length; hop++)
+        g_assert_cmphex (ids[a][hop], !=, ids[b][hop]);
+    }
+  /* 4 links, 2 guards a side: some links must share one. */
+  g_assert_cmpuint (shared, >, 0);
+  for (guint i = 0; i < 4; i++) {
+    close (caller[i]);
+    close (callee[i]);
+  }
+  donar_net_model_free (m);
   setup_free (s);
 }
 
@@ -1088,6 +1166,7 @@ main (int argc, char **argv)
   g_test_add_func ("/torsim/delay/trace", test_trace);
   g_test_add_func ("/torsim/circuits/isolation", test_isolation);
   g_test_add_func ("/torsim/circuits/fail-link", test_fail_link);
+  g_test_add_func ("/torsim/circuits/guards", test_guards);
   g_test_add_func ("/torsim/circuits/exhausted", test_links_exhausted);
   return g_test_run ();
 }
