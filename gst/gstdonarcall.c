@@ -18,7 +18,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_donar_call_debug);
 #define DEFAULT_N1ST 3
 #define DEFAULT_N2ND 3
 #define DEFAULT_WINDOW 2000
-#define DEFAULT_POLICY DONAR_POLICY_ALTERNATE
+#define DEFAULT_POLICY DONAR_POLICY_ADAPTIVE
+#define DEFAULT_BUDGET 2.0
 #define DEFAULT_REDUNDANCY 1
 #define DEFAULT_SECURITY DONAR_TOR_SECURITY_DEFAULT
 
@@ -56,6 +57,9 @@ gst_donar_policy_get_type (void)
           "round robin in each (the paper's default)", "alternate"},
     {DONAR_POLICY_DOUBLE_SEND, "Every frame on a link of L1ST and one of "
           "L2ND", "double-send"},
+    {DONAR_POLICY_ADAPTIVE, "Every frame on the link predicted to deliver "
+          "it first, a second copy where that is unsure, within the budget",
+        "adaptive"},
     {0, NULL, NULL},
   };
 
@@ -142,6 +146,12 @@ gst_donar_call_install_properties (GObjectClass * klass, guint first)
       g_param_spec_enum ("policy", "Policy",
           "How frames are scheduled on the links", GST_TYPE_DONAR_POLICY,
           DEFAULT_POLICY, flags));
+  g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_BUDGET,
+      g_param_spec_double ("budget", "Budget",
+          "adaptive: Tor cells a frame on average, from 1.0 (the cells of "
+          "alternate: 25 Tor cells, 12.9 KB/s each way with 40 ms frames) to "
+          "2.0 (those of double-send: 50 cells, 25.7 KB/s)", 1.0, 2.0,
+          DEFAULT_BUDGET, flags));
   g_object_class_install_property (klass,
       first + GST_DONAR_CALL_PROP_REDUNDANCY,
       g_param_spec_uint ("redundancy", "Redundancy",
@@ -189,6 +199,7 @@ gst_donar_call_client_init (GstDonarCallClient * client, GstElement * element)
   s->n2nd = DEFAULT_N2ND;
   s->window = DEFAULT_WINDOW;
   s->policy = DEFAULT_POLICY;
+  s->budget = DEFAULT_BUDGET;
   s->redundancy = DEFAULT_REDUNDANCY;
   s->security = DEFAULT_SECURITY;
   client->counters = gst_structure_new_empty ("counters");
@@ -255,6 +266,9 @@ gst_donar_call_client_set_property (GstDonarCallClient * client,
     case GST_DONAR_CALL_PROP_POLICY:
       s->policy = g_value_get_enum (value);
       break;
+    case GST_DONAR_CALL_PROP_BUDGET:
+      s->budget = g_value_get_double (value);
+      break;
     case GST_DONAR_CALL_PROP_REDUNDANCY:
       s->redundancy = g_value_get_uint (value);
       break;
@@ -316,6 +330,9 @@ gst_donar_call_client_get_property (GstDonarCallClient * client,
       break;
     case GST_DONAR_CALL_PROP_POLICY:
       g_value_set_enum (value, s->policy);
+      break;
+    case GST_DONAR_CALL_PROP_BUDGET:
+      g_value_set_double (value, s->budget);
       break;
     case GST_DONAR_CALL_PROP_REDUNDANCY:
       g_value_set_uint (value, s->redundancy);
@@ -514,6 +531,7 @@ fill_options (GstDonarCall * call, const GstDonarCallSettings * s,
   o->engine.config.n_2nd = s->n2nd;
   o->engine.config.window_us = (gint64) s->window * 1000;
   o->engine.config.policy = s->policy;
+  o->engine.config.budget = s->budget;
   o->engine.config.redundancy = s->redundancy;
   call->n_links = s->links;
   return TRUE;

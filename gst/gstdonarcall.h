@@ -31,6 +31,7 @@ typedef struct
   guint n2nd;
   guint window;                 /* ms */
   DonarPolicy policy;
+  gdouble budget;               /* adaptive: messages a frame */
   guint redundancy;
   DonarTorSecurity security;
   gboolean client_auth;
@@ -77,6 +78,7 @@ enum
   GST_DONAR_CALL_PROP_N2ND,
   GST_DONAR_CALL_PROP_WINDOW,
   GST_DONAR_CALL_PROP_POLICY,
+  GST_DONAR_CALL_PROP_BUDGET,
   GST_DONAR_CALL_PROP_REDUNDANCY,
   GST_DONAR_CALL_PROP_SECURITY,
   GST_DONAR_CALL_PROP_CLIENT_AUTH,

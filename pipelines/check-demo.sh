@@ -10,11 +10,15 @@ python3 - "$json" <<'PY'
 import json, sys
 r = json.loads(sys.argv[1])
 checks = [
+    ("policy == adaptive (the default)", r["policy"] == "adaptive"),
     ("frames_sent >= 100", r["frames_sent"] >= 100),
     ("frames_received >= 0.95 * frames_sent",
      r["frames_received"] >= 0.95 * r["frames_sent"]),
     ("50 <= latency p50 <= 600 ms", 50 <= r["latency_ms"]["p50"] <= 600),
     ("links_up == 12", r["links_up"] == 12),
+    ("p99 and mouth to ear reported",
+     r["latency_ms"]["p99"] >= r["latency_ms"]["p50"] and
+     r["mouth_to_ear_ms"] >= r["latency_ms"]["min"]),
 ]
 for name, ok in checks:
     print(("ok   " if ok else "FAIL ") + name)

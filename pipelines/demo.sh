@@ -13,7 +13,7 @@ Usage: $0 [options]
   --input FILE.wav  speech to send (default: a 440 Hz tone)
   --output FILE.wav where the callee writes what it plays (default: a temp dir)
   --speakers        play at the callee with autoaudiosink instead
-  --policy NAME     simple, torfone, alternate (default), double-send
+  --policy NAME     simple, torfone, alternate, double-send, adaptive (default)
   --security NAME   default, 1way (2hop needs a patched tor)
   --seed N          donar-torsim's seed (default: 1; same seed, same network)
   --tor             a real tor launched by the elements instead of donar-torsim
@@ -25,7 +25,7 @@ USAGE
   exit "${1:-2}"
 }
 
-build=build seconds=20 input= output= speakers= policy=alternate
+build=build seconds=20 input= output= speakers= policy=adaptive
 security=default seed=1 tor= json= direct= frame_log=
 while [ $# -gt 0 ]; do
   case "$1" in

@@ -11,7 +11,7 @@ Usage: $0 $USAGE_ARGS[options]
   --input FILE.wav   send this file (default: the microphone, autoaudiosrc)
   --tone             send a 440 Hz tone (audiotestsrc) instead
   --output FILE.wav  write what is received (default: the speakers)
-  --policy NAME      simple, torfone, alternate (default), double-send
+  --policy NAME      simple, torfone, alternate, double-send, adaptive (default)
   --security NAME    default, 1way (for a tor the elements launch)
 Stop with Ctrl-C: the pipeline gets an EOS first (gst-launch-1.0 -e), so a
 WAV output is finished properly.
@@ -19,7 +19,7 @@ USAGE
   exit "${1:-2}"
 }
 
-build=build tor_control= input= tone= output= policy=alternate security=default
+build=build tor_control= input= tone= output= policy=adaptive security=default
 positional=()
 while [ $# -gt 0 ]; do
   case "$1" in

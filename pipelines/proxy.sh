@@ -17,7 +17,7 @@ Usage: $0 (--callee | ADDRESS) [options]
   --build DIR        the build directory with gst/libgstdonar.so (default: build)
   --tor-control PORT ControlPort of a running tor (or donar-torsim);
                      default: the elements launch a tor of their own
-  --policy NAME      simple, torfone, alternate (default), double-send
+  --policy NAME      simple, torfone, alternate, double-send, adaptive (default)
 The softphone's RTP packets must fit a DONAR frame (379 bytes): Opus or
 another low-rate codec, 20 to 60 ms a packet.  It keeps its own jitter
 buffer: the proxy adds none.
@@ -26,7 +26,7 @@ USAGE
 }
 
 default_caps='application/x-rtp,media=audio,clock-rate=48000,encoding-name=OPUS,payload=96'
-build=build tor_control= policy=alternate listen=5004 send=5006
+build=build tor_control= policy=adaptive listen=5004 send=5006
 caps=$default_caps role=
 while [ $# -gt 0 ]; do
   case "$1" in

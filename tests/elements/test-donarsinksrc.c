@@ -224,6 +224,17 @@ test_torsim_call (void)
   elements_test_torsim_stop (&torsim);
 }
 
+/* The name of the element's policy, as gst-launch-1.0 users give it. */
+static const gchar *
+policy_nick (GstElement * e, gint policy)
+{
+  GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "policy");
+
+  return g_enum_get_value (G_PARAM_SPEC_ENUM (spec)->enum_class,
+      policy)->value_nick;
+}
+
 static void
 test_properties (void)
 {
@@ -234,19 +245,23 @@ test_properties (void)
     gchar *address, *call, *tor_control;
     guint tor_socks, links, n1st, n2nd, window, redundancy, interval;
     gint policy, security;
+    gdouble budget;
     gboolean callee;
     GstStructure *stats;
 
     g_assert_nonnull (e);
     g_object_get (e, "links", &links, "n1st", &n1st, "n2nd", &n2nd,
         "window", &window, "redundancy", &redundancy, "policy", &policy,
-        "address", &address, "stats-interval", &interval, NULL);
+        "budget", &budget, "address", &address, "stats-interval", &interval,
+        NULL);
     g_assert_cmpuint (links, ==, 12);
     g_assert_cmpuint (n1st, ==, 3);
     g_assert_cmpuint (n2nd, ==, 3);
     g_assert_cmpuint (window, ==, 2000);
     g_assert_cmpuint (redundancy, ==, 1);
-    g_assert_cmpint (policy, ==, 2);
+    /* ADAPTIVE at DOUBLE-SEND's cells, by default. */
+    g_assert_cmpstr (policy_nick (e, policy), ==, "adaptive");
+    g_assert_cmpfloat (budget, ==, 2.0);
     g_assert_cmpuint (interval, ==, 0);
     g_assert_cmpstr (address, ==, "");
     g_free (address);
@@ -256,12 +271,12 @@ test_properties (void)
     g_object_set (e, "address", "donar://x", "callee", TRUE, "call", "c1",
         "tor-control", "9051", "tor-socks", 9050, "links", 8, "n1st", 2,
         "n2nd", 4, "window", 1000, "redundancy", 2, "stats-interval", 250,
-        NULL);
+        "budget", 1.25, NULL);
     g_object_get (e, "address", &address, "callee", &callee, "call", &call,
         "tor-control", &tor_control, "tor-socks", &tor_socks, "links",
         &links, "n1st", &n1st, "n2nd", &n2nd, "window", &window,
         "redundancy", &redundancy, "policy", &policy, "security", &security,
-        "stats-interval", &interval, "stats", &stats, NULL);
+        "stats-interval", &interval, "stats", &stats, "budget", &budget, NULL);
     g_assert_cmpstr (address, ==, "donar://x");
     g_assert_true (callee);
     g_assert_cmpstr (call, ==, "c1");
@@ -272,7 +287,8 @@ test_properties (void)
     g_assert_cmpuint (n2nd, ==, 4);
     g_assert_cmpuint (window, ==, 1000);
     g_assert_cmpuint (redundancy, ==, 2);
-    g_assert_cmpint (policy, ==, 3);
+    g_assert_cmpstr (policy_nick (e, policy), ==, "double-send");
+    g_assert_cmpfloat (budget, ==, 1.25);
     g_assert_cmpint (security, ==, 2);
     g_assert_cmpuint (interval, ==, 250);
     g_assert_true (gst_structure_has_name (stats, "application/x-donar-stats"));

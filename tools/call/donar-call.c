@@ -57,6 +57,7 @@ typedef struct
   gint n2nd;
   gint setup_timeout_s;
   gdouble peer_timeout_s;
+  gdouble budget;
   gboolean json;
   gboolean quiet;
 } Options;
@@ -395,11 +396,13 @@ fill_call_options (const Options * o, DonarRole role, const gchar * address,
   call->engine.config.frame_period_us = (gint64) o->frame_ms * 1000;
   call->engine.peer_timeout_us = (gint64) (o->peer_timeout_s * G_USEC_PER_SEC);
   call->on_tor_lost = on_tor_lost;
+  call->engine.config.policy = DONAR_POLICY_ADAPTIVE;
+  call->engine.config.budget = o->budget;
   if (o->policy && !donar_policy_from_string (o->policy,
           &call->engine.config.policy)) {
     g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-        "--policy: simple, torfone, alternate or double-send, not \"%s\"",
-        o->policy);
+        "--policy: simple, torfone, alternate, double-send or adaptive, "
+        "not \"%s\"", o->policy);
     donar_call_options_clear (call);
     return FALSE;
   }
@@ -431,6 +434,8 @@ check_ranges (const Options * o, GError ** error)
     bad = "--setup-timeout must be positive";
   else if (!(o->peer_timeout_s >= 0.1 && o->peer_timeout_s <= 86400))
     bad = "--peer-timeout: 0.1 to 86400 seconds";
+  else if (!(o->budget >= 1.0 && o->budget <= 2.0))
+    bad = "--budget: 1.0 to 2.0";
   if (bad)
     g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, bad);
   return bad == NULL;
@@ -450,6 +455,7 @@ main (int argc, char **argv)
     .n2nd = 3,
     .setup_timeout_s = 120,
     .peer_timeout_s = 60,
+    .budget = 2.0,
   };
   GOptionEntry entries[] = {
     {"direct", 0, 0, G_OPTION_ARG_NONE, &o.direct,
@@ -484,7 +490,11 @@ main (int argc, char **argv)
     {"frame-bytes", 0, 0, G_OPTION_ARG_INT, &o.frame_bytes,
         "Bytes per frame (172: Opus at 32 kbit/s, 40 ms)", "N"},
     {"policy", 0, 0, G_OPTION_ARG_STRING, &o.policy,
-        "simple, torfone, alternate (default) or double-send", "NAME"},
+        "simple, torfone, alternate, double-send or adaptive (default)",
+        "NAME"},
+    {"budget", 0, 0, G_OPTION_ARG_DOUBLE, &o.budget,
+          "adaptive: Tor cells a frame on average, 1.0 (alternate's) to 2.0 "
+          "(double-send's) (2.0)", "B"},
     {"links", 0, 0, G_OPTION_ARG_INT, &o.links, "Links (12)", "N"},
     {"n1st", 0, 0, G_OPTION_ARG_INT, &o.n1st, "Links in L1ST (3)", "N"},
     {"n2nd", 0, 0, G_OPTION_ARG_INT, &o.n2nd, "Links in L2ND (3)", "N"},
