@@ -64,8 +64,19 @@ ORACLE_1 = Policy('oracle-1', 'oracle, 1 send',
 ORACLE_2 = Policy('oracle-2', 'oracle, 2 sends',
                   ('--policy', 'oracle', '--oracle-sends', '2'), 12)
 
+# Beyond the paper: each frame on the link predicted to deliver it first,
+# a second copy only where that is unsure, within a budget of messages a
+# frame (docs/protocol.md, "ADAPTIVE").
+ADAPTIVE_1 = Policy('adaptive-1', 'ADAPTIVE, budget 1',
+                    ('--policy', 'adaptive', '--budget', '1'), 12)
+ADAPTIVE_125 = Policy('adaptive-1.25', 'ADAPTIVE, budget 1.25',
+                      ('--policy', 'adaptive', '--budget', '1.25'), 12)
+ADAPTIVE_2 = Policy('adaptive-2', 'ADAPTIVE, budget 2',
+                    ('--policy', 'adaptive', '--budget', '2'), 12)
+
 MAIN_POLICIES = (SIMPLE, TORFONE, ALTERNATE, DOUBLE_SEND, ALTERNATE_ALARM,
-                 DOUBLE_SEND_ALARM, ORACLE_1, ORACLE_2)
+                 DOUBLE_SEND_ALARM, ADAPTIVE_1, ADAPTIVE_125, ADAPTIVE_2,
+                 ORACLE_1, ORACLE_2)
 
 # The oracle that spends the same bandwidth as each policy (seed 000, 6.1:
 # SIMPLE is the bandwidth reference of ALTERNATE, TORFONE of DOUBLE-SEND).
@@ -73,12 +84,15 @@ SAME_BANDWIDTH_ORACLE = {
     SIMPLE.key: ORACLE_1, ALTERNATE.key: ORACLE_1,
     TORFONE.key: ORACLE_2, DOUBLE_SEND.key: ORACLE_2,
     ALTERNATE_ALARM.key: ORACLE_1, DOUBLE_SEND_ALARM.key: ORACLE_2,
+    ADAPTIVE_1.key: ORACLE_1, ADAPTIVE_2.key: ORACLE_2,
 }
 
 POLICY_COLOURS = {
     SIMPLE.key: 'tab:gray', TORFONE.key: 'tab:orange',
     ALTERNATE.key: 'tab:blue', DOUBLE_SEND.key: 'tab:green',
     ALTERNATE_ALARM.key: 'tab:cyan', DOUBLE_SEND_ALARM.key: 'tab:olive',
+    ADAPTIVE_1.key: 'tab:brown', ADAPTIVE_125.key: 'tab:pink',
+    ADAPTIVE_2.key: 'black',
     ORACLE_1.key: 'tab:purple', ORACLE_2.key: 'tab:red',
 }
 POLICY_LINE_STYLES = {ORACLE_1.key: ':', ORACLE_2.key: '-.',
@@ -601,6 +615,30 @@ def make_plan(args):
             QUICK_VOICE_SEGMENTS if args.quick else VOICE_SEGMENTS))
 
 
+# The adaptive policy and the paper's with alarms under faults, Default,
+# 90-minute calls (a third of the calls of the main table): bulk downloads
+# through one of the caller's guards for the second half hour (seed 003:
+# 8 flows of 100 KiB/s, more than most guards give), that guard failing
+# for good at 30 min, and a link killed every minute.
+FAULT_POLICIES = (ALTERNATE_ALARM, DOUBLE_SEND_ALARM, ADAPTIVE_1, ADAPTIVE_2)
+FAULTS = (
+    ('as is', ()),
+    ('cross traffic through a guard', ('--cross-traffic', '1800,1800,8')),
+    ('the guard fails at 30 min', ('--guard-failure', '1800')),
+    ('a link killed every minute', ('--kill-link-every', '60')),
+)
+
+
+def fault_runs(plan):
+    length = plan.call_lengths[-1]
+    return {(name, policy.key):
+            SimRun(Policy(policy.key, policy.label, policy.args + args,
+                          policy.links), SECURITIES[0], length.seconds,
+                   max(2, plan.calls // SWEEP_CALLS_DIVISOR), plan.seed,
+                   protocol_options(policy), note=name)
+            for name, args in FAULTS for policy in FAULT_POLICIES}
+
+
 def main_runs(plan):
     return {(policy.key, security.key, length.key):
             SimRun(policy, security, length.seconds, plan.calls, plan.seed,
@@ -844,6 +882,80 @@ def sweep_image_name(parameter):
     return f'img/sweep-{parameter.key}.png'
 
 
+BUDGET_IMAGE = 'img/budget-default-90min.png'
+
+
+def plot_budget(pyplot, results, plan, path):
+    """Successful calls against the cells a second they cost, Default,
+    the longest calls: every policy a point, ADAPTIVE's budgets a line."""
+    length = plan.call_lengths[-1]
+    figure, axes = pyplot.subplots(figsize=(8.4, 4.2))
+    adaptive = []
+    for policy in MAIN_POLICIES:
+        report = results[(policy.key, SECURITIES[0].key, length.key)]
+        x, y = report['cells_per_s'], percent(report['successful_ratio'])
+        if policy.key.startswith('adaptive'):
+            adaptive.append((x, y))
+        axes.plot([x], [y], 'o', color=POLICY_COLOURS[policy.key],
+                  label=policy.label)
+    adaptive.sort()
+    axes.plot([x for x, _ in adaptive], [y for _, y in adaptive], '-',
+              color=POLICY_COLOURS[ADAPTIVE_2.key], linewidth=0.8)
+    axes.set_xlabel('Tor cells per second, each way')
+    axes.set_ylabel(f'successful calls (% of {plan.calls})')
+    axes.set_title(f'{SECURITIES[0].label}, {length.label}')
+    axes.grid(True, alpha=0.3)
+    axes.legend(fontsize='small', loc='upper left', bbox_to_anchor=(1.02, 1))
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    pyplot.close(figure)
+
+
+def section_budget(results, plan):
+    length = plan.call_lengths[-1]
+    rows = []
+    for policy in MAIN_POLICIES:
+        report = results[(policy.key, SECURITIES[0].key, length.key)]
+        rows.append([policy.label, f'{report["cells_per_s"]:.2f}',
+                     f'{report["bytes_per_s"]:.0f}',
+                     pct(report['successful_ratio']),
+                     pct(report['dropped_ratio']),
+                     ms(report['latency_ms']['p99'])])
+    return '\n'.join([
+        '## Successful calls against bandwidth', '',
+        f'{SECURITIES[0].label}, {length.label}, the runs of the tables '
+        'above: what each policy buys with the cells it sends. ADAPTIVE\'s '
+        'budget is messages (one cell each) a frame: 1 spends ALTERNATE\'s '
+        'cells, 2 DOUBLE-SEND\'s.', '',
+        table(['policy', 'cells/s', 'bytes/s', 'successful %', 'dropped %',
+               'p99 ms'], rows), '',
+        f'![successful calls against cells/s]({BUDGET_IMAGE})'])
+
+
+def section_faults(faults, plan):
+    calls = max(2, plan.calls // SWEEP_CALLS_DIVISOR)
+    header = ['policy'] + [name for name, _ in FAULTS]
+    rows = []
+    for policy in FAULT_POLICIES:
+        row = [policy.label]
+        for name, _ in FAULTS:
+            report = faults[(name, policy.key)]
+            row.append(f'{pct(report["successful_ratio"])} / '
+                       f'{pct(report["dropped_ratio"])} / '
+                       f'{ms(report["latency_ms"]["p99"])} ms')
+        rows.append(row)
+    return '\n'.join([
+        '## ADAPTIVE under faults', '',
+        f'{calls} calls of {plan.call_lengths[-1].label}, '
+        f'{SECURITIES[0].label}, seed {plan.seed}; successful % / dropped % '
+        '/ p99. The faults, as donar-sim options: '
+        + '; '.join(f'{name}: `{" ".join(args) or "none"}`'
+                    for name, args in FAULTS)
+        + ' (cross traffic: 8 bulk flows of 100 KiB/s through guard 0 of '
+        'the caller from 30 min for 30 min, seed 003\'s bulk downloads).',
+        '', table(header, rows)])
+
+
 def write_plots(out, results, sweep, plan):
     pyplot, ticker = import_pyplot()
     os.makedirs(os.path.join(out, 'img'), exist_ok=True)
@@ -858,6 +970,9 @@ def write_plots(out, results, sweep, plan):
         path = os.path.join(out, sweep_image_name(parameter))
         plot_sweep(pyplot, ticker, parameter, sweep, plan, path)
         log(f'wrote {path}')
+    path = os.path.join(out, BUDGET_IMAGE)
+    plot_budget(pyplot, results, plan, path)
+    log(f'wrote {path}')
 
 
 # --------------------------------------------------------------------------
@@ -1317,8 +1432,8 @@ def read_notes(path):
     return found.group(1) if found else ''
 
 
-def render_page(plan, command, calibration, results, sweep, speeds, wall_s,
-                cpu_s, notes, voice, voice_wall_s):
+def render_page(plan, command, calibration, results, sweep, faults, speeds,
+                wall_s, cpu_s, notes, voice, voice_wall_s):
     successful_diffs = compare(results, PAPER_SUCCESSFUL, 'successful_ratio',
                                'successful calls', plan)
     dropped_diffs = compare(results, PAPER_DROPPED, 'dropped_ratio',
@@ -1333,6 +1448,8 @@ def render_page(plan, command, calibration, results, sweep, speeds, wall_s,
         section_run(plan, command, wall_s, cpu_s, voice_wall_s),
         section_headline(results, successful_diffs, plan),
         section_details(results, successful_diffs, dropped_diffs, plan),
+        section_budget(results, plan),
+        section_faults(faults, plan),
         section_cdfs(plan),
         section_sweep(sweep, plan),
         section_voice(voice, plan, voice_wall_s),
@@ -1447,19 +1564,21 @@ def main(argv):
         return
     started = time.monotonic()
     main_plan, sweep_plan = main_runs(plan), sweep_runs(plan)
-    log(f'{len(main_plan)} + {len(sweep_plan)} donar-sim runs on '
-        f'{os.cpu_count()} cores' + (' (quick)' if plan.quick else ''))
+    fault_plan = fault_runs(plan)
+    log(f'{len(main_plan)} + {len(sweep_plan)} + {len(fault_plan)} donar-sim '
+        f'runs on {os.cpu_count()} cores' + (' (quick)' if plan.quick else ''))
     with tempfile.TemporaryDirectory(prefix='donar-evaluate-') as scratch:
         tools = snapshot_tools(args.build, scratch)
         calibration, reports = run_all(
-            tools, list(main_plan.values()) + list(sweep_plan.values()),
-            plan.seed, plan.quick, scratch)
+            tools, list(main_plan.values()) + list(sweep_plan.values()) +
+            list(fault_plan.values()), plan.seed, plan.quick, scratch)
         voice_started = time.monotonic()
         voice = run_voice(tools, plan, scratch)
         voice_wall_s = time.monotonic() - voice_started
         speeds = measure_speed(tools, plan.speed_seconds, plan.seed)
     results = {key: reports[run] for key, run in main_plan.items()}
     sweep = {key: reports[run] for key, run in sweep_plan.items()}
+    faults = {key: reports[run] for key, run in fault_plan.items()}
     cpu_s = sum(report['cpu_s'] for report in reports.values())
 
     os.makedirs(args.out, exist_ok=True)
@@ -1468,8 +1587,8 @@ def main(argv):
     page_path = os.path.join(args.out, 'evaluation.md')
     wall_s = time.monotonic() - started
     page = render_page(plan, reproducing_command(args), calibration, results,
-                       sweep, speeds, wall_s, cpu_s, read_notes(page_path),
-                       voice, voice_wall_s)
+                       sweep, faults, speeds, wall_s, cpu_s,
+                       read_notes(page_path), voice, voice_wall_s)
     write_atomically(page_path, page)
     log(f'wrote {page_path} in {duration_text(wall_s)}')
 

@@ -22,6 +22,10 @@
 /* After a probe the next frame carries the probe's only other copy: it
  * goes on a link known to be well, unless all of those are this late. */
 #define AFTER_PROBE_PENALTY_US (200 * 1000)
+/* Once a second, the link known of the longest (or never) carries a frame,
+ * whatever its prediction: a link that neither side uses is known of by
+ * nobody, and may be the one that recovered, or the one that has hung. */
+#define PROBE_EVERY_FRAMES 25
 /* Second copies saved up in calm times, for the unsure ones. */
 #define MAX_CREDIT 25.0
 
@@ -31,6 +35,7 @@ donar_adaptive_init (DonarAdaptive * adaptive, gdouble budget)
   adaptive->budget = budget;
   adaptive->credit = 0;
   adaptive->last_was_probe = FALSE;
+  adaptive->frames_since_probe = 0;
   for (guint i = 0; i < DONAR_MAX_LINKS; i++) {
     adaptive->probed_us[i] = G_MININT64;
     adaptive->probe_interval_us[i] = STALE_US;
@@ -41,6 +46,7 @@ donar_adaptive_init (DonarAdaptive * adaptive, gdouble budget)
 typedef struct
 {
   gint64 predicted;
+  gint64 fresh;                 /* when its newest news was measured */
   gboolean stale;
   gboolean unsure;
 } Prediction;
@@ -86,6 +92,7 @@ predict (DonarAdaptive * adaptive, const DonarDelays * delays,
     known = known == DONAR_DELAY_UNKNOWN ? excess : MAX (known, excess);
     fresh = now;
   }
+  p->fresh = known == DONAR_DELAY_UNKNOWN ? G_MININT64 : fresh;
   p->stale = known == DONAR_DELAY_UNKNOWN || now - fresh > STALE_US;
   p->unsure = p->stale || known - floor > UNSURE_US;
   if (!p->stale) {
@@ -109,6 +116,20 @@ listed (guint link, const guint * list, guint n)
     if (list[k] == link)
       return TRUE;
   return FALSE;
+}
+
+/* The up link known of the longest ago, other than avoid[]; -1 if none. */
+static gint
+stalest_link (const DonarGroups * groups, const Prediction * p,
+    const guint * avoid, guint n_avoid)
+{
+  gint stalest = -1;
+
+  for (guint link = 0; link < groups->n_links; link++)
+    if (groups->up[link] && !listed (link, avoid, n_avoid) &&
+        (stalest < 0 || p[link].fresh < p[stalest].fresh))
+      stalest = link;
+  return stalest;
 }
 
 /* The up link with the least predicted delay, other than avoid[] (unless
@@ -165,6 +186,15 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
       MAX_CREDIT);
   /* The previous frame's copy rides with this one: on a path of its own. */
   first = best_link (groups, paths, p, prev, n_prev, -1);
+  if (++adaptive->frames_since_probe >= PROBE_EVERY_FRAMES &&
+      !adaptive->last_was_probe && first >= 0 && !p[first].stale) {
+    gint stalest = stalest_link (groups, p, prev, n_prev);
+
+    if (stalest >= 0 && p[stalest].stale) {
+      first = stalest;
+      adaptive->frames_since_probe = 0;
+    }
+  }
   if (first < 0)
     return 0;
   links[n++] = first;

@@ -22,6 +22,7 @@ typedef struct
   /* The link's predicted delay above its base when last known. */
   gint64 last_excess_us[DONAR_MAX_LINKS];
   gboolean last_was_probe;
+  guint frames_since_probe;
 } DonarAdaptive;
 
 void donar_adaptive_init (DonarAdaptive * adaptive, gdouble budget);

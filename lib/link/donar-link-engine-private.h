@@ -105,6 +105,7 @@ struct _DonarLinkEngine
   guint64 stalls;
   guint64 hello_timeouts;
   guint64 silences;
+  guint64 paths_told;
 
   /* Frames from the application: in_lock. */
   GMutex in_lock;

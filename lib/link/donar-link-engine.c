@@ -459,6 +459,7 @@ donar_link_engine_get_stats (DonarLinkEngine * engine,
   stats->hello_timeouts = engine->hello_timeouts;
   stats->silences = engine->silences;
   stats->paths_known = donar_link_engine_count_paths (engine);
+  stats->paths_told = engine->paths_told;
   for (guint i = 0; i < DONAR_MAX_LINKS; i++)
     stats->records_dropped += engine->links[i].queue.dropped_records;
   g_mutex_lock (&engine->out_lock);

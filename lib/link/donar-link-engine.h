@@ -133,6 +133,7 @@ typedef struct
   guint64 hello_timeouts;       /* caller: links reopened, no HELLO back */
   guint64 silences;             /* links closed: the peer wrote, none came */
   guint paths_known;            /* open links whose relays tor told */
+  guint64 paths_told;           /* paths given to the session, in all */
 } DonarLinkEngineStats;
 
 typedef struct

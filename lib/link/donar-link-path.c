@@ -17,9 +17,11 @@ donar_link_path_reset (DonarLink * link, const gchar * socks_username)
 void
 donar_link_path_apply (DonarLink * link)
 {
-  if (link->n_path > 0)
-    donar_session_set_link_path (link->engine->session, link->index,
-        link->path, link->n_path);
+  if (link->n_path == 0)
+    return;
+  donar_session_set_link_path (link->engine->session, link->index,
+      link->path, link->n_path);
+  link->engine->paths_told++;
 }
 
 void
@@ -41,9 +43,11 @@ donar_link_engine_set_circuit_path (DonarLinkEngine * engine,
     link->n_path = MIN (n_relays, DONAR_MAX_PATH_RELAYS);
     if (link->n_path > 0)
       memcpy (link->path, relays, link->n_path * sizeof relays[0]);
-    if (link->state == DONAR_LINK_OPEN)
+    if (link->state == DONAR_LINK_OPEN && link->n_path > 0) {
       donar_session_set_link_path (engine->session, i, link->path,
           link->n_path);
+      engine->paths_told++;
+    }
     break;
   }
   g_mutex_unlock (&engine->lock);

@@ -282,7 +282,8 @@ report (const Options * options, DonarCall * call, Status * status,
     g_string_append (messages, ", \"tor_lost\": ");
     tool_json_append_string (messages, status->tor_lost);
     g_mutex_unlock (&status->lock);
-    g_print ("{\"seconds\": %.1f, \"frames_sent\": %u, "
+    g_print ("{\"seconds\": %.1f, \"policy\": \"%s\", \"budget\": %.2f, "
+        "\"messages_per_frame\": %.3f, \"frames_sent\": %u, "
         "\"frames_received\": %u, \"frames_expected\": %u, "
         "\"latency_ms\": {\"p50\": %.1f, \"p99\": %.1f, \"max\": %.1f}, "
         "\"links_up\": %u, \"max_links_up\": %u, \"link_downs\": %u, "
@@ -293,13 +294,18 @@ report (const Options * options, DonarCall * call, Status * status,
         "\"stalls\": %" G_GUINT64_FORMAT ", "
         "\"hello_timeouts\": %" G_GUINT64_FORMAT ", "
         "\"silences\": %" G_GUINT64_FORMAT ", \"paths_known\": %u, "
+        "\"paths_told\": %" G_GUINT64_FORMAT ", "
         "\"frames_unsent\": %" G_GUINT64_FORMAT ", "
         "\"piggybacked\": %" G_GUINT64_FORMAT ", \"malformed\": %"
-        G_GUINT64_FORMAT ", %s}\n", seconds, frames_sent, got, expected, p50,
+        G_GUINT64_FORMAT ", %s}\n", seconds,
+        options->policy ? options->policy : "adaptive", options->budget,
+        stats.session.frames_sent ? (gdouble) stats.session.messages_sent /
+        stats.session.frames_sent : 0.0, frames_sent, got, expected, p50,
         p99, max, links_up (status), status->max_links_up,
         status->link_downs, all_links_up_s, stats.connections_opened,
         stats.connections_rejected, stats.records_dropped, stats.stalls,
         stats.hello_timeouts, stats.silences, stats.paths_known,
+        stats.paths_told,
         stats.session.frames_unsent,
         stats.session.frames_piggyback_delivered, received->malformed,
         messages->str);
