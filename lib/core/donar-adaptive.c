@@ -98,8 +98,7 @@ predict (DonarAdaptive * adaptive, const DonarDelays * delays,
   if (!p->stale) {
     adaptive->last_excess_us[link] = known - floor;
     p->predicted = known;
-  }
-  else if (adaptive->probed_us[link] == G_MININT64 ||
+  } else if (adaptive->probed_us[link] == G_MININT64 ||
       now - adaptive->probed_us[link] > adaptive->probe_interval_us[link])
     /* Idle long enough to have recovered: worth a frame, whose copy
      * follows on another link. */

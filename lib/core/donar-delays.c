@@ -13,10 +13,11 @@
 #define REPORT_TTL_US (1 * G_USEC_PER_SEC)
 /* A frame the peer sent this long before a link (re)opened here went on
  * its previous connection, gone with it. */
-/* Frame periods without a message on any link before every link is taken
- * to be held up. */
-#define SILENT_PERIODS 3
 #define PREVIOUS_CONNECTION_US (2 * G_USEC_PER_SEC)
+/* The peer sends a frame every period: after this many periods with no
+ * message on any link, the peer is silent, and its news no longer says how
+ * late our frames are (donar_delays_in_flight_excess). */
+#define SILENT_PERIODS 3
 
 void
 donar_delays_init (DonarDelays * delays, guint n_links,
@@ -68,7 +69,7 @@ unwrap_peer_clock (DonarDelays * delays, guint32 time_ms)
   if (!delays->peer_clock_known) {
     delays->peer_clock_known = TRUE;
     delays->peer_clock_ms = time_ms;
-    delays->peer_clock_us = (gint64) time_ms * 1000;
+    delays->peer_clock_us = (gint64) time_ms *1000;
     return delays->peer_clock_us;
   }
   t = delays->peer_clock_us + (gint64) (gint32) (time_ms -
@@ -135,7 +136,7 @@ donar_delays_note_sent (DonarDelays * delays, guint link, guint32 seq,
   DonarLinkDelay *l = &delays->links[link];
   guint32 frame = seq - age;
   gint64 sent_us = unwrap_peer_clock (delays, time_ms) -
-      (gint64) age *delays->frame_period_us;
+      (gint64) age * delays->frame_period_us;
 
   if (offset (delays) == G_MAXINT64)
     return;
@@ -171,8 +172,7 @@ donar_delays_set_reports (DonarDelays * delays, const guint16 * reports,
 }
 
 void
-donar_delays_on_send (DonarDelays * delays, guint link, guint32 seq,
-    gint64 now)
+donar_delays_on_send (DonarDelays * delays, guint link, guint32 seq, gint64 now)
 {
   DonarLinkDelay *l = &delays->links[link];
   DonarSend *slot;

@@ -11,7 +11,12 @@
  * learns of it from the recent-links lists on the other links): while that
  * frame is overdue, the link's delay is at least its age, and grows.  That
  * is what it reports to the peer, which predicts with it where its next
- * frame arrives first. */
+ * frame arrives first.
+ *
+ * The sender also keeps its own frames that the peer has not acknowledged
+ * on each link: once the peer's newest message left more than a least
+ * round trip after the oldest of them, that link is late by the
+ * difference, whatever the peer could report. */
 #ifndef DONAR_DELAYS_H
 #define DONAR_DELAYS_H
 

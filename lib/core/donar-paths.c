@@ -59,8 +59,7 @@ donar_paths_set (DonarPaths * paths, guint link, const guint64 * relays,
 }
 
 void
-donar_paths_set_peer (DonarPaths * paths, const guint8 * masks,
-    guint n_masks)
+donar_paths_set_peer (DonarPaths * paths, const guint8 * masks, guint n_masks)
 {
   for (guint i = 0; i < MIN (n_masks, paths->n_links); i++)
     paths->peer_mask[i] = masks[i];

@@ -496,10 +496,10 @@ main (int argc, char **argv)
     {"frame-bytes", 0, 0, G_OPTION_ARG_INT, &o.frame_bytes,
         "Bytes per frame (172: Opus at 32 kbit/s, 40 ms)", "N"},
     {"policy", 0, 0, G_OPTION_ARG_STRING, &o.policy,
-        "simple, torfone, alternate, double-send or adaptive (default)",
+          "simple, torfone, alternate, double-send or adaptive (default)",
         "NAME"},
     {"budget", 0, 0, G_OPTION_ARG_DOUBLE, &o.budget,
-          "adaptive: Tor cells a frame on average, 1.0 (alternate's) to 2.0 "
+        "adaptive: Tor cells a frame on average, 1.0 (alternate's) to 2.0 "
           "(double-send's) (2.0)", "B"},
     {"links", 0, 0, G_OPTION_ARG_INT, &o.links, "Links (12)", "N"},
     {"n1st", 0, 0, G_OPTION_ARG_INT, &o.n1st, "Links in L1ST (3)", "N"},

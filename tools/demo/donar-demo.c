@@ -332,7 +332,7 @@ main (int argc, char **argv)
     {"seconds", 0, 0, G_OPTION_ARG_INT, &seconds,
         "Seconds of call once the caller is ready (20)", "N"},
     {"policy", 0, 0, G_OPTION_ARG_STRING, &policy,
-        "simple, torfone, alternate, double-send or adaptive (default)",
+          "simple, torfone, alternate, double-send or adaptive (default)",
         "NAME"},
     {"security", 0, 0, G_OPTION_ARG_STRING, &security,
         "default, 2hop or 1way (for a tor the elements launch)", "NAME"},

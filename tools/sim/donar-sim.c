@@ -95,10 +95,10 @@ main (int argc, char **argv)
   gboolean json = FALSE;
   GOptionEntry entries[] = {
     {"policy", 0, 0, G_OPTION_ARG_STRING, &policy,
-          "simple, torfone, alternate, double-send, adaptive or oracle "
+        "simple, torfone, alternate, double-send, adaptive or oracle "
           "(double-send)", "P"},
     {"budget", 0, 0, G_OPTION_ARG_DOUBLE, &budget,
-          "adaptive: messages a frame on average, 1.0 (ALTERNATE's cells/s) "
+        "adaptive: messages a frame on average, 1.0 (ALTERNATE's cells/s) "
           "to 2.0 (DOUBLE-SEND's) (2.0)", "B"},
     {"security", 0, 0, G_OPTION_ARG_STRING, &security,
         "default, 2hop or 1way (default)", "S"},

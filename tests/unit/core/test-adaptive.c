@@ -116,8 +116,7 @@ link_delay (Net * net, guint link)
 }
 
 static void
-on_send (gpointer user_data, guint link, const guint8 * record,
-    gsize length)
+on_send (gpointer user_data, guint link, const guint8 * record, gsize length)
 {
   End *end = user_data;
   Net *net = end->net;
@@ -201,7 +200,8 @@ test_slow_link_left (void)
                 sizeof frame, net->now), ==, DONAR_OK);
   }
 
-  g_test_message ("link 0: %u before, %u after; %u delivered", net->sent_on_0_before, net->sent_on_0_after, net->delivered);
+  g_test_message ("link 0: %u before, %u after; %u delivered",
+      net->sent_on_0_before, net->sent_on_0_after, net->delivered);
   /* Before, link 0 (80 ms) took every other frame, turn about with link
    * 1 (100 ms), the copy of each frame riding with the next: about 37 of
    * the 75 frames of 0 to 3 s. */

@@ -131,8 +131,7 @@ test_acknowledgements (void)
   /* What we say of our own: the newest frame of each link behind ack. */
   g_assert_cmpuint (donar_delays_ack_age (&d, 0, 505), ==, 2);
   g_assert_cmpuint (donar_delays_ack_age (&d, 1, 505), ==, 3);
-  g_assert_cmpuint (donar_delays_ack_age (&d, 2, 505), ==,
-      DONAR_WIRE_ACK_NONE);
+  g_assert_cmpuint (donar_delays_ack_age (&d, 2, 505), ==, DONAR_WIRE_ACK_NONE);
 }
 
 static void
@@ -154,8 +153,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/delays/relative", test_relative_delays);
   g_test_add_func ("/delays/overdue-frame-grows", test_overdue_frame_grows);
-  g_test_add_func ("/delays/reports-from-the-peer",
-      test_reports_from_the_peer);
+  g_test_add_func ("/delays/reports-from-the-peer", test_reports_from_the_peer);
   g_test_add_func ("/delays/acknowledgements", test_acknowledgements);
   g_test_add_func ("/delays/peer-clock-wraps", test_peer_clock_wraps);
   return g_test_run ();
