@@ -83,7 +83,7 @@ main (int argc, char **argv)
   /* NULL until given: GOption replaces a default without freeing it. */
   g_autofree gchar *policy = NULL, *security = NULL, *merge = NULL;
   g_autofree gchar *trace = NULL, *histogram = NULL, *frame_log = NULL;
-  g_autofree gchar *cut = NULL, *peer_restart = NULL;
+  g_autofree gchar *cut = NULL, *peer_restart = NULL, *paths = NULL;
   gdouble kill_every_s = 0, guard_failure_s = -1;
   g_auto (GStrv) cross_traffic = NULL;
   g_auto (GStrv) sets = NULL;
@@ -100,6 +100,10 @@ main (int argc, char **argv)
     {"budget", 0, 0, G_OPTION_ARG_DOUBLE, &budget,
         "adaptive: messages a frame on average, 1.0 (ALTERNATE's cells/s) "
           "to 2.0 (DOUBLE-SEND's) (2.0)", "B"},
+    {"paths", 0, 0, G_OPTION_ARG_STRING, &paths,
+        "adaptive: which sides learn their guard on each link from tor: "
+          "own (each its half), caller (only the caller, as the link engine "
+          "does today) or none (own)", "P"},
     {"security", 0, 0, G_OPTION_ARG_STRING, &security,
         "default, 2hop or 1way (default)", "S"},
     {"calls", 0, 0, G_OPTION_ARG_INT, &calls, "calls to run (1)", "N"},
@@ -229,9 +233,19 @@ main (int argc, char **argv)
   s->config.redundancy = redundancy;
   s->config.alarm_frames = alarm_frames;
   s->config.budget = budget;
+  if (paths == NULL || g_strcmp0 (paths, "own") == 0)
+    s->paths = SIM_PATHS_OWN;
+  else if (g_strcmp0 (paths, "caller") == 0)
+    s->paths = SIM_PATHS_CALLER;
+  else if (g_strcmp0 (paths, "none") == 0)
+    s->paths = SIM_PATHS_NONE;
+  else
+    ok = ok && fail ("--paths: own, caller or none");
   if (!(budget >= 1.0 && budget <= 2.0))
     ok = ok && fail ("--budget: from 1.0 to 2.0");
-  if (ok && donar_config_validate (&s->config) != DONAR_OK) {
+  if (!ok)
+    return 2;
+  if (donar_config_validate (&s->config) != DONAR_OK) {
     fail ("these settings are not valid: check --links, --n1st, --n2nd "
         "(n1st >= 1, n1st + n2nd <= links <= 32), --redundancy (<= 8) and "
         "--alarm-frames (< 128)");

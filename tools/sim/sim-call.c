@@ -292,19 +292,14 @@ oracle_send (Call * call, guint side, guint32 index)
 static void
 tell_path (Call * call, guint side, guint link)
 {
-  guint64 relays[2];
-  guint n = 0;
-  static int both = -1;
+  guint64 relay;
+  gint guard = donar_net_model_link_guard (call->net, link, side);
 
-  if (both < 0)
-    both = g_getenv ("SIM_PATHS_BOTH") != NULL;
-  for (guint s = 0; s < 2; s++) {
-    gint guard = donar_net_model_link_guard (call->net, link, s);
-
-    if (guard >= 0 && (s == side || both))
-      relays[n++] = 1 + 2 * s + guard;
-  }
-  donar_session_set_link_path (call->session[side], link, relays, n);
+  if (call->settings->paths == SIM_PATHS_NONE ||
+      (call->settings->paths == SIM_PATHS_CALLER && side == 1) || guard < 0)
+    return;
+  relay = 1 + 2 * side + guard;
+  donar_session_set_link_path (call->session[side], link, &relay, 1);
 }
 
 static void

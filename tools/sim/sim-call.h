@@ -8,6 +8,13 @@
 
 G_BEGIN_DECLS
 
+enum
+{
+  SIM_PATHS_OWN,
+  SIM_PATHS_CALLER,
+  SIM_PATHS_NONE,
+};
+
 #define SIM_LOST G_MAXINT32
 
 #define SIM_MAX_CROSS_TRAFFIC 8
@@ -25,6 +32,10 @@ struct _SimProbe;
 typedef struct
 {
   gboolean oracle;
+  /* Which sides learn their half of each circuit (their guard), as tor's
+   * circuit-status tells it: SIM_PATHS_OWN both, SIM_PATHS_CALLER only
+   * the caller (as the link engine does today), SIM_PATHS_NONE neither. */
+  guint paths;
   DonarPolicy policy;           /* or, for the oracle, the policy it bounds */
   guint oracle_sends;
   DonarSecurity security;
