@@ -29,11 +29,11 @@ donar_delays_init (DonarDelays * delays, guint n_links,
   delays->offset_us[0] = delays->offset_us[1] = G_MAXINT64;
   delays->bucket_start_us = now;
   for (guint i = 0; i < DONAR_MAX_LINKS; i++)
-    donar_delays_link_up (delays, i, now);
+    donar_delays_reset_link (delays, i, now);
 }
 
 void
-donar_delays_link_up (DonarDelays * delays, guint link, gint64 now)
+donar_delays_reset_link (DonarDelays * delays, guint link, gint64 now)
 {
   DonarLinkDelay *l = &delays->links[link];
 

@@ -80,7 +80,8 @@ typedef struct
 
 void donar_delays_init (DonarDelays * delays, guint n_links,
     gint64 frame_period_us, gint64 now);
-void donar_delays_link_up (DonarDelays * delays, guint link, gint64 now);
+/* The link (re)opened or closed at now: a new circuit, nothing known. */
+void donar_delays_reset_link (DonarDelays * delays, guint link, gint64 now);
 /* The peer's clock restarts with its session. */
 void donar_delays_forget_peer (DonarDelays * delays);
 

@@ -429,7 +429,7 @@ donar_session_link_up (DonarSession * session, guint link, gint64 now)
   donar_framer_reset (&session->framers[link]);
   session->authenticated[link] = FALSE;
   donar_groups_link_up (&session->groups, link);
-  donar_delays_link_up (&session->delays, link, now);
+  donar_delays_reset_link (&session->delays, link, now);
 
   size = donar_wire_encode_hello (&hello, &session->send_key,
       session->record, sizeof session->record);
@@ -448,7 +448,7 @@ donar_session_link_down (DonarSession * session, guint link, gint64 now)
   session->authenticated[link] = FALSE;
   donar_framer_reset (&session->framers[link]);
   donar_monitor_forget_link (&session->monitor, link);
-  donar_delays_link_up (&session->delays, link, now);
+  donar_delays_reset_link (&session->delays, link, now);
   donar_paths_set (&session->paths, link, NULL, 0);
   session->scores[link] = DONAR_SCORE_UNKNOWN;
   donar_groups_link_down (&session->groups, link);
