@@ -18,7 +18,7 @@ Usage: $0 (--callee | ADDRESS) [options]
   --tor-control PORT ControlPort of a running tor (or donar-torsim);
                      default: the elements launch a tor of their own
   --policy NAME      simple, torfone, alternate, double-send, adaptive (default)
-The softphone's RTP packets must fit a DONAR frame (379 bytes): Opus or
+The softphone's RTP packets must fit a DONAR frame (402 bytes with the default policy and links): Opus or
 another low-rate codec, 20 to 60 ms a packet.  It keeps its own jitter
 buffer: the proxy adds none.
 USAGE

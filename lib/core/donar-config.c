@@ -33,10 +33,18 @@ donar_config_recent_frames (const DonarConfig * config)
       config->n_1st + config->n_2nd;
 }
 
+guint8
+donar_config_wire_parts (const DonarConfig * config)
+{
+  return config->policy == DONAR_POLICY_ADAPTIVE ? DONAR_WIRE_PART_ADAPTIVE :
+      DONAR_WIRE_PART_SCORES;
+}
+
 gsize
 donar_config_record_overhead (const DonarConfig * config, guint n_frames)
 {
-  return donar_wire_overhead (config->n_links,
+  return donar_wire_overhead (donar_config_wire_parts (config),
+      config->n_links,
       donar_config_recent_frames (config) * DONAR_SCHEDULER_MAX_SENDS,
       n_frames);
 }
@@ -57,7 +65,8 @@ donar_config_validate (const DonarConfig * config)
       DONAR_WIRE_MAX_RECENT)
     return DONAR_ERROR_INVALID_ARGUMENT;
   if (config->max_record > DONAR_CELL_PAYLOAD ||
-      config->max_record < donar_wire_overhead (config->n_links,
+      config->max_record < donar_wire_overhead (donar_config_wire_parts
+          (config), config->n_links,
           donar_config_recent_frames (config) * DONAR_SCHEDULER_MAX_SENDS,
           1) + 1)
     return DONAR_ERROR_INVALID_ARGUMENT;

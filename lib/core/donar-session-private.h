@@ -71,6 +71,8 @@ struct _DonarSession
 };
 
 guint donar_config_recent_frames (const DonarConfig * config);
+/* The per-link parts of our messages: what our policy uses. */
+guint8 donar_config_wire_parts (const DonarConfig * config);
 
 G_END_DECLS
 

@@ -121,6 +121,7 @@ build_message (DonarSession * session, const DonarSentFrame * current,
   message->seq = current->seq;
   message->time_ms = donar_delays_clock_ms (now);
   message->ack = session->receiver.highest;
+  message->parts = donar_config_wire_parts (config);
 
   message->n_scores = config->n_links;
   for (guint i = 0; i < config->n_links; i++) {

@@ -78,18 +78,28 @@ donar_wire_key_derive (const guint8 * secret, gsize secret_length,
   g_hmac_unref (hmac);
 }
 
-gsize
-donar_wire_overhead (guint n_scores, guint n_recent, guint n_frames)
+/* Bytes a link of each part takes. */
+static gsize
+link_bytes (guint8 parts)
 {
-  return DONAR_WIRE_PREFIX + DONAR_WIRE_DATA_HEADER + 6 * n_scores +
-      DONAR_WIRE_RECENT_ENTRY * n_recent + DONAR_WIRE_FRAME_HEADER * n_frames;
+  return ((parts & DONAR_WIRE_PART_SCORES) ? 2 : 0) +
+      ((parts & DONAR_WIRE_PART_ADAPTIVE) ? 2 + 1 + 1 : 0);
+}
+
+gsize
+donar_wire_overhead (guint8 parts, guint n_scores, guint n_recent,
+    guint n_frames)
+{
+  return DONAR_WIRE_PREFIX + DONAR_WIRE_DATA_HEADER +
+      link_bytes (parts) * n_scores + DONAR_WIRE_RECENT_ENTRY * n_recent +
+      DONAR_WIRE_FRAME_HEADER * n_frames;
 }
 
 gsize
 donar_wire_record_size (const DonarWireMessage * message)
 {
-  gsize size = donar_wire_overhead (message->n_scores, message->n_recent,
-      message->n_frames);
+  gsize size = donar_wire_overhead (message->parts, message->n_scores,
+      message->n_recent, message->n_frames);
 
   for (guint i = 0; i < message->n_frames; i++)
     size += message->frames[i].length;
@@ -101,7 +111,8 @@ message_within_limits (const DonarWireMessage * message)
 {
   if (message->n_scores > DONAR_MAX_LINKS ||
       message->n_recent > DONAR_WIRE_MAX_RECENT ||
-      message->n_frames < 1 || message->n_frames > DONAR_WIRE_MAX_FRAMES)
+      message->n_frames < 1 || message->n_frames > DONAR_WIRE_MAX_FRAMES ||
+      (message->parts & ~DONAR_WIRE_PARTS) != 0)
     return FALSE;
   if (message->frames[0].age != 0)
     return FALSE;
@@ -136,16 +147,20 @@ donar_wire_encode_data (const DonarWireMessage * message, guint8 * out,
   put_u32 (p + 12, message->ack);
   p[16] = message->n_recent;
   p[17] = message->n_frames;
+  p[18] = message->parts;
   p += DONAR_WIRE_DATA_HEADER;
 
-  for (guint i = 0; i < message->n_scores; i++, p += 2)
-    put_u16 (p, message->scores[i]);
-  for (guint i = 0; i < message->n_scores; i++, p += 2)
-    put_u16 (p, message->delays[i]);
-  for (guint i = 0; i < message->n_scores; i++, p++)
-    p[0] = message->paths[i];
-  for (guint i = 0; i < message->n_scores; i++, p++)
-    p[0] = message->acked[i];
+  if (message->parts & DONAR_WIRE_PART_SCORES)
+    for (guint i = 0; i < message->n_scores; i++, p += 2)
+      put_u16 (p, message->scores[i]);
+  if (message->parts & DONAR_WIRE_PART_ADAPTIVE) {
+    for (guint i = 0; i < message->n_scores; i++, p += 2)
+      put_u16 (p, message->delays[i]);
+    for (guint i = 0; i < message->n_scores; i++, p++)
+      p[0] = message->paths[i];
+    for (guint i = 0; i < message->n_scores; i++, p++)
+      p[0] = message->acked[i];
+  }
   for (guint i = 0; i < message->n_recent; i++, p += 2) {
     p[0] = message->recent[i].age;
     p[1] = message->recent[i].link;
@@ -242,23 +257,36 @@ donar_wire_decode_data (const guint8 * data, gsize length,
   message->ack = get_u32 (data + 12);
   message->n_recent = data[16];
   message->n_frames = data[17];
+  message->parts = data[18];
+  if ((message->parts & ~DONAR_WIRE_PARTS) != 0)
+    return DONAR_ERROR_MALFORMED;
   if (message->n_scores > DONAR_MAX_LINKS ||
       message->n_recent > DONAR_WIRE_MAX_RECENT ||
       message->n_frames < 1 || message->n_frames > DONAR_WIRE_MAX_FRAMES)
     return DONAR_ERROR_BAD_LENGTH;
 
   p = data + DONAR_WIRE_DATA_HEADER;
-  if ((gsize) (end - p) < 6 * message->n_scores +
+  if ((gsize) (end - p) < link_bytes (message->parts) * message->n_scores +
       DONAR_WIRE_RECENT_ENTRY * message->n_recent)
     return DONAR_ERROR_BAD_LENGTH;
-  for (guint i = 0; i < message->n_scores; i++, p += 2)
-    message->scores[i] = get_u16 (p);
-  for (guint i = 0; i < message->n_scores; i++, p += 2)
-    message->delays[i] = get_u16 (p);
-  for (guint i = 0; i < message->n_scores; i++, p++)
-    message->paths[i] = p[0];
-  for (guint i = 0; i < message->n_scores; i++, p++)
-    message->acked[i] = p[0];
+  /* A part not sent is unknown, as a link the sender knows nothing of. */
+  for (guint i = 0; i < message->n_scores; i++) {
+    message->scores[i] = DONAR_WIRE_SCORE_UNKNOWN;
+    message->delays[i] = DONAR_WIRE_DELAY_UNKNOWN;
+    message->paths[i] = 0;
+    message->acked[i] = DONAR_WIRE_ACK_NONE;
+  }
+  if (message->parts & DONAR_WIRE_PART_SCORES)
+    for (guint i = 0; i < message->n_scores; i++, p += 2)
+      message->scores[i] = get_u16 (p);
+  if (message->parts & DONAR_WIRE_PART_ADAPTIVE) {
+    for (guint i = 0; i < message->n_scores; i++, p += 2)
+      message->delays[i] = get_u16 (p);
+    for (guint i = 0; i < message->n_scores; i++, p++)
+      message->paths[i] = p[0];
+    for (guint i = 0; i < message->n_scores; i++, p++)
+      message->acked[i] = p[0];
+  }
   for (guint i = 0; i < message->n_recent; i++, p += 2) {
     message->recent[i].age = p[0];
     message->recent[i].link = p[1];

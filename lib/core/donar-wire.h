@@ -15,7 +15,7 @@ G_BEGIN_DECLS
 #define DONAR_WIRE_TYPE_DATA 1
 #define DONAR_WIRE_TYPE_HELLO 2
 #define DONAR_WIRE_PREFIX 2
-#define DONAR_WIRE_DATA_HEADER 18
+#define DONAR_WIRE_DATA_HEADER 19
 #define DONAR_WIRE_HELLO_FIELDS 7
 #define DONAR_WIRE_TAG 16
 #define DONAR_WIRE_HELLO (DONAR_WIRE_HELLO_FIELDS + DONAR_WIRE_TAG)
@@ -32,6 +32,13 @@ G_BEGIN_DECLS
 #define DONAR_WIRE_DELAY_MAX_MS 0x7ffe
 /* No frame came out of the link within the last 254 before `ack`. */
 #define DONAR_WIRE_ACK_NONE 0xff
+/* The per-link parts a DATA message carries: the paper's scores, and what
+ * ADAPTIVE measures with (delays, paths, acknowledgements).  A sender
+ * sends the parts its policy uses: at 2 or 4 bytes a link rather than 6,
+ * a frame and its copy still fit one cell with 20 links. */
+#define DONAR_WIRE_PART_SCORES 0x01
+#define DONAR_WIRE_PART_ADAPTIVE 0x02
+#define DONAR_WIRE_PARTS (DONAR_WIRE_PART_SCORES | DONAR_WIRE_PART_ADAPTIVE)
 /* The longest message the framer accepts: a record fills one cell. */
 #define DONAR_WIRE_MAX_MESSAGE (DONAR_CELL_PAYLOAD - DONAR_WIRE_PREFIX)
 #define DONAR_WIRE_MIN_DATA \
@@ -61,6 +68,7 @@ typedef struct
   guint32 seq;
   guint32 time_ms;              /* the sender's clock, wrapping */
   guint32 ack;                  /* the newest frame of the receiver's */
+  guint8 parts;                 /* DONAR_WIRE_PART_*: what follows */
   guint n_scores;
   guint16 scores[DONAR_MAX_LINKS];
   /* One per score: the delay report of each link toward the sender. */
@@ -93,7 +101,8 @@ void donar_wire_key_derive (const guint8 * secret, gsize secret_length,
     DonarWireDirection direction, DonarWireKey * key);
 
 gsize donar_wire_record_size (const DonarWireMessage * message);
-gsize donar_wire_overhead (guint n_scores, guint n_recent, guint n_frames);
+gsize donar_wire_overhead (guint8 parts, guint n_scores, guint n_recent,
+    guint n_frames);
 
 /* Write the whole record (length prefix and message) into out and return
  * its size, or 0 when it would not fit in `capacity` or the message breaks

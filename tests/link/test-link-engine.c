@@ -532,7 +532,7 @@ test_bad_settings_and_frames (void)
   g_assert_error (error, DONAR_LINK_ENGINE_ERROR,
       DONAR_LINK_ENGINE_ERROR_FRAME_TOO_LARGE);
   /* The limit is named: one record in a cell, less the overhead (docs/protocol.md). */
-  g_assert_nonnull (strstr (error->message, "1 to 379 bytes"));
+  g_assert_nonnull (strstr (error->message, "1 to 426 bytes"));
   g_clear_error (&error);
   g_assert_false (donar_link_engine_send_frame (callee, big, 0, &error));
   g_clear_error (&error);

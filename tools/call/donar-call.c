@@ -412,6 +412,17 @@ fill_call_options (const Options * o, DonarRole role, const gchar * address,
     donar_call_options_clear (call);
     return FALSE;
   }
+  /* One frame and its header in a cell: the header depends on the links
+   * and on what the policy sends (docs/protocol.md). */
+  if ((gsize) o->frame_bytes > DONAR_CELL_PAYLOAD -
+      donar_config_record_overhead (&call->engine.config, 1)) {
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+        "--frame-bytes: at most %" G_GSIZE_FORMAT " with these settings",
+        DONAR_CELL_PAYLOAD - donar_config_record_overhead
+        (&call->engine.config, 1));
+    donar_call_options_clear (call);
+    return FALSE;
+  }
   return TRUE;
 }
 
@@ -430,8 +441,8 @@ check_ranges (const Options * o, GError ** error)
     bad = "--seconds must be positive";
   else if (o->frame_ms < 1 || o->frame_ms > 1000)
     bad = "--frame-ms: 1 to 1000";
-  else if (o->frame_bytes < FRAME_HEADER || o->frame_bytes > 379)
-    bad = "--frame-bytes: 12 to 379";
+  else if (o->frame_bytes < FRAME_HEADER || o->frame_bytes > DONAR_CELL_PAYLOAD)
+    bad = "--frame-bytes: 12 to 498, and one frame must fit a cell";
   else if (o->links < 1 || o->links > DONAR_MAX_LINKS)
     bad = "--links: 1 to 32";
   else if (o->wait_links < 0 || o->wait_links > o->links)

@@ -8,10 +8,10 @@ static DonarWireKey key;
 static const guint8 frame_a[] = { 0x80, 0x60, 0x00, 0x01, 'a', 'b', 'c' };
 static const guint8 frame_b[] = { 0x80, 0x60, 0x00, 0x00, 'x' };
 
-/* Offsets in the sample DATA message: 18 header bytes, 3 links of scores
+/* Offsets in the sample DATA message: 19 header bytes, 3 links of scores
  * (2 bytes), delays (2), path masks (1) and acknowledgements (1), 2 recent
  * entries, then the frames. */
-#define FRAME0 (18 + 3 * 6 + 2 * 2)
+#define FRAME0 (19 + 3 * 6 + 2 * 2)
 #define FRAME1 (FRAME0 + 3 + sizeof frame_a)
 
 static void
@@ -22,6 +22,7 @@ sample_message (DonarWireMessage * m)
   m->seq = 0xfffffffe;
   m->time_ms = 0x01020304;
   m->ack = 0xa0b0c0d0;
+  m->parts = DONAR_WIRE_PART_SCORES | DONAR_WIRE_PART_ADAPTIVE;
   m->n_scores = 3;
   m->scores[0] = 0;
   m->scores[1] = 250;
@@ -79,9 +80,9 @@ test_data_round_trip (void)
   DonarWireMessage out;
   gsize size = encode_sample (record);
 
-  /* 2 + 18 header + 3 links * (2 + 2 + 1 + 1) + 2 recent * 2 + 2 frames
+  /* 2 + 19 header + 3 links * (2 + 2 + 1 + 1) + 2 recent * 2 + 2 frames
    * * 3 + 7 + 5 */
-  g_assert_cmpuint (size, ==, 2 + 18 + 18 + 4 + 6 + 7 + 5);
+  g_assert_cmpuint (size, ==, 2 + 19 + 18 + 4 + 6 + 7 + 5);
   g_assert_cmpuint ((record[0] << 8) | record[1], ==, size - 2);
   /* Network byte order, version first. */
   g_assert_cmpuint (record[2], ==, DONAR_WIRE_VERSION);
@@ -96,13 +97,14 @@ test_data_round_trip (void)
   g_assert_cmpuint (record[17], ==, 0xd0);
   g_assert_cmpuint (record[18], ==, 2);
   g_assert_cmpuint (record[19], ==, 2);
-  g_assert_cmpuint (record[2 + 18 + 2], ==, 250 >> 8);
-  g_assert_cmpuint (record[2 + 18 + 3], ==, 250 & 0xff);
+  g_assert_cmpuint (record[20], ==, 0x03);
+  g_assert_cmpuint (record[2 + 19 + 2], ==, 250 >> 8);
+  g_assert_cmpuint (record[2 + 19 + 3], ==, 250 & 0xff);
   /* The delays follow the scores: link 1's is growing, 700 ms. */
-  g_assert_cmpuint (record[2 + 18 + 6 + 2], ==, 0x82);
-  g_assert_cmpuint (record[2 + 18 + 6 + 3], ==, 0xbc);
-  g_assert_cmpuint (record[2 + 18 + 12 + 1], ==, 0x02);
-  g_assert_cmpuint (record[2 + 18 + 15 + 2], ==, 0xff);
+  g_assert_cmpuint (record[2 + 19 + 6 + 2], ==, 0x82);
+  g_assert_cmpuint (record[2 + 19 + 6 + 3], ==, 0xbc);
+  g_assert_cmpuint (record[2 + 19 + 12 + 1], ==, 0x02);
+  g_assert_cmpuint (record[2 + 19 + 15 + 2], ==, 0xff);
 
   g_assert_cmpint (donar_wire_decode_data (record + 2, size - 2, &out), ==,
       DONAR_OK);
@@ -129,6 +131,46 @@ test_data_round_trip (void)
   g_assert_cmpuint (out.frames[1].age, ==, 1);
   g_assert_cmpmem (out.frames[1].data, out.frames[1].length, frame_b,
       sizeof frame_b);
+}
+
+/* A sender sends only the parts its policy uses; the others read as
+ * unknown.  A part the format does not know is refused. */
+static void
+test_parts (void)
+{
+  guint8 record[DONAR_CELL_PAYLOAD];
+  DonarWireMessage m, out;
+  gsize size;
+
+  sample_message (&m);
+  m.parts = DONAR_WIRE_PART_SCORES;
+  size = donar_wire_encode_data (&m, record, sizeof record);
+  /* 2 + 19 + 3 scores * 2 + 2 recent * 2 + 2 frames * 3 + 7 + 5 */
+  g_assert_cmpuint (size, ==, 2 + 19 + 6 + 4 + 6 + 7 + 5);
+  g_assert_cmpint (donar_wire_decode_data (record + 2, size - 2, &out), ==,
+      DONAR_OK);
+  g_assert_cmpuint (out.scores[1], ==, 250);
+  g_assert_cmpuint (out.delays[1], ==, DONAR_WIRE_DELAY_UNKNOWN);
+  g_assert_cmpuint (out.paths[1], ==, 0);
+  g_assert_cmpuint (out.acked[1], ==, DONAR_WIRE_ACK_NONE);
+
+  m.parts = DONAR_WIRE_PART_ADAPTIVE;
+  size = donar_wire_encode_data (&m, record, sizeof record);
+  g_assert_cmpuint (size, ==, 2 + 19 + 12 + 4 + 6 + 7 + 5);
+  g_assert_cmpint (donar_wire_decode_data (record + 2, size - 2, &out), ==,
+      DONAR_OK);
+  g_assert_cmpuint (out.scores[1], ==, DONAR_WIRE_SCORE_UNKNOWN);
+  g_assert_cmpuint (out.delays[1], ==, DONAR_WIRE_DELAY_GROWING | 700);
+  g_assert_cmpuint (out.paths[1], ==, 0x02);
+  g_assert_cmpuint (out.acked[1], ==, 3);
+  g_assert_cmpmem (out.frames[1].data, out.frames[1].length, frame_b,
+      sizeof frame_b);
+
+  record[2 + 18] = 0x04;
+  g_assert_cmpint (donar_wire_decode_data (record + 2, size - 2, &out), ==,
+      DONAR_ERROR_MALFORMED);
+  m.parts = 0x80;
+  g_assert_cmpuint (donar_wire_encode_data (&m, record, sizeof record), ==, 0);
 }
 
 static void
@@ -160,8 +202,8 @@ test_encode_refuses_what_does_not_fit (void)
   sample_message (&m);
   m.n_frames = 1;
   m.frames[0].data = big;
-  /* 2 + 18 + 18 + 4 + 3 = 45 bytes of overhead: 453 fill the cell. */
-  m.frames[0].length = DONAR_CELL_PAYLOAD - 45;
+  /* 2 + 19 + 18 + 4 + 3 = 46 bytes of overhead: 452 fill the cell. */
+  m.frames[0].length = DONAR_CELL_PAYLOAD - 46;
   g_assert_cmpuint (donar_wire_encode_data (&m, record, sizeof record), ==,
       DONAR_CELL_PAYLOAD);
   m.frames[0].length++;
@@ -384,6 +426,7 @@ main (int argc, char **argv)
       test_encode_refuses_what_does_not_fit);
   g_test_add_func ("/wire/truncated", test_truncated);
   g_test_add_func ("/wire/oversize", test_oversize);
+  g_test_add_func ("/wire/parts", test_parts);
   g_test_add_func ("/wire/unknown-version-and-type",
       test_unknown_version_and_type);
   g_test_add_func ("/wire/bad-authenticator", test_bad_authenticator);
