@@ -58,8 +58,10 @@ write_text (const gchar * target, const gchar * name, guint8 header,
 }
 
 /* A DATA message as the caller of the paper's settings sends it on link 0:
- * 12 scores, the recent links of 6 frames, the current frame and `n_old`
- * piggybacked ones. */
+ * 12 links described (the scores of the paper's policies when no frame is
+ * piggybacked, ADAPTIVE's delays, paths and acknowledgements otherwise),
+ * the recent links of 6 frames, the current frame and `n_old` piggybacked
+ * ones. */
 static gsize
 make_data (guint32 seq, guint n_old, guint16 current_length, guint8 * out,
     gsize capacity)
@@ -70,9 +72,17 @@ make_data (guint32 seq, guint n_old, guint16 current_length, guint8 * out,
   memset (&message, 0, sizeof message);
   message.link = 0;
   message.seq = seq;
+  message.time_ms = 0xfffffff0 + seq;
+  message.ack = seq - 3;
+  message.parts = n_old == 0 ? DONAR_WIRE_PART_SCORES :
+      DONAR_WIRE_PART_ADAPTIVE;
   message.n_scores = 12;
-  for (guint i = 0; i < message.n_scores; i++)
+  for (guint i = 0; i < message.n_scores; i++) {
     message.scores[i] = i == 5 ? DONAR_WIRE_SCORE_UNKNOWN : 25 * i;
+    message.delays[i] = i == 3 ? DONAR_WIRE_DELAY_GROWING | 400 : 10 * i;
+    message.paths[i] = 1u << (i % 2);
+    message.acked[i] = i == 7 ? DONAR_WIRE_ACK_NONE : i;
+  }
   message.n_recent = 6;
   for (guint i = 0; i < message.n_recent; i++) {
     message.recent[i].age = i;
