@@ -178,7 +178,7 @@ TOOLS = ('donar-sim', 'donar-netmodel-calibrate', 'donar-quality-replay')
 # Voice quality (issue 6): PESQ-WB of real speech replayed from the frame
 # logs of simulated calls (tools/quality/trace_quality.py, docs/quality.md),
 # and seed 001's good call.
-VOICE_POLICIES = (SIMPLE, TORFONE, ALTERNATE, DOUBLE_SEND)
+VOICE_POLICIES = (SIMPLE, TORFONE, ALTERNATE, DOUBLE_SEND, ADAPTIVE_2)
 VOICE_SECONDS = 300          # 90-minute calls are out of reach
 QUICK_VOICE_SECONDS = 30
 DEFAULT_VOICE_CALLS = 32
