@@ -74,6 +74,12 @@ unwrap_peer_clock (DonarDelays * delays, guint32 time_ms)
   }
   t = delays->peer_clock_us + (gint64) (gint32) (time_ms -
       delays->peer_clock_ms) * 1000;
+  /* Only a peer that moves its clock on by weeks at every message gets
+   * here (after millions of them): start over rather than overflow. */
+  if (t > G_MAXINT64 / 4) {
+    donar_delays_forget_peer (delays);
+    return unwrap_peer_clock (delays, time_ms);
+  }
   if (t > delays->peer_clock_us) {
     delays->peer_clock_us = t;
     delays->peer_clock_ms = time_ms;

@@ -147,6 +147,25 @@ test_peer_clock_wraps (void)
   g_assert_cmpuint (donar_delays_report (&d, 1, 10050 * MS), ==, 0);
 }
 
+/* A peer that jumps its clock 24 days on at every message: the unwrapped
+ * clock would pass 2^63 µs after about 4.3 million messages.  It starts
+ * over instead, and a sane message afterwards is measured sanely. */
+static void
+test_peer_clock_runs_away (void)
+{
+  DonarDelays d;
+  guint32 peer_ms = 0;
+
+  donar_delays_init (&d, 2, PERIOD, 0);
+  for (guint i = 0; i < 5000000; i++) {
+    peer_ms += G_MAXINT32;
+    donar_delays_on_arrival (&d, 0, i, peer_ms, 10000 * MS);
+  }
+  /* 40 ms after the last one, and as fast. */
+  donar_delays_on_arrival (&d, 1, 1, peer_ms + 40, 10040 * MS);
+  g_assert_cmpuint (donar_delays_report (&d, 1, 10050 * MS), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -156,5 +175,6 @@ main (int argc, char **argv)
   g_test_add_func ("/delays/reports-from-the-peer", test_reports_from_the_peer);
   g_test_add_func ("/delays/acknowledgements", test_acknowledgements);
   g_test_add_func ("/delays/peer-clock-wraps", test_peer_clock_wraps);
+  g_test_add_func ("/delays/peer-clock-runs-away", test_peer_clock_runs_away);
   return g_test_run ();
 }
