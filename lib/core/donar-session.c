@@ -124,15 +124,21 @@ build_message (DonarSession * session, const DonarSentFrame * current,
   message->parts = donar_config_wire_parts (config);
 
   message->n_scores = config->n_links;
+  /* Only the parts that go on the wire: they are worked out per message. */
   for (guint i = 0; i < config->n_links; i++) {
-    gint32 reported = donar_monitor_reported (&session->monitor, i);
+    if (message->parts & DONAR_WIRE_PART_SCORES) {
+      gint32 reported = donar_monitor_reported (&session->monitor, i);
 
-    message->scores[i] = reported == DONAR_SCORE_UNKNOWN ?
-        DONAR_WIRE_SCORE_UNKNOWN : MIN (reported, DONAR_WIRE_SCORE_UNKNOWN - 1);
-    message->delays[i] = donar_delays_report (&session->delays, i, now);
-    message->paths[i] = session->paths.local_mask[i];
-    message->acked[i] = donar_delays_ack_age (&session->delays, i,
-        session->receiver.highest);
+      message->scores[i] = reported == DONAR_SCORE_UNKNOWN ?
+          DONAR_WIRE_SCORE_UNKNOWN : MIN (reported,
+          DONAR_WIRE_SCORE_UNKNOWN - 1);
+    }
+    if (message->parts & DONAR_WIRE_PART_ADAPTIVE) {
+      message->delays[i] = donar_delays_report (&session->delays, i, now);
+      message->paths[i] = session->paths.local_mask[i];
+      message->acked[i] = donar_delays_ack_age (&session->delays, i,
+          session->receiver.highest);
+    }
   }
 
   message->n_recent = 0;
