@@ -72,7 +72,7 @@ main (int argc, char **argv)
     {"frames", 0, 0, G_OPTION_ARG_INT, &frames,
         "frames each way (a 90-minute call: 135000)", "N"},
     {"policy", 0, 0, G_OPTION_ARG_STRING, &policy_name,
-        "alternate or double-send (double-send)", "P"},
+        "alternate, double-send or adaptive at budget 2 (double-send)", "P"},
     G_OPTION_ENTRY_NULL
   };
   GOptionContext *context = g_option_context_new ("- core CPU per frame");
