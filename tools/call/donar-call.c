@@ -6,7 +6,9 @@
  *
  * Each frame carries its send time (CLOCK_MONOTONIC) and a counter: on one
  * machine the latency is the one-way delay; across machines only the
- * losses mean something. */
+ * losses mean something.  A frame is lost when it has not come 2 s after
+ * a later one: the peer may still be sending when this end stops
+ * listening, and what is then on its way is not counted. */
 #include "donar-call.h"
 #include "donar-secret.h"
 #include "tool-json.h"
@@ -202,12 +204,19 @@ make_frame (guint8 * frame, gsize length, guint32 counter)
     frame[8 + i] = (guint8) (counter >> (24 - 8 * i));
 }
 
+/* How long after a later frame a frame counts as lost. */
+#define SETTLE_US (2 * G_USEC_PER_SEC)
+
+typedef struct
+{
+  guint32 counter;
+  gint64 arrival_us;
+} Arrival;
+
 typedef struct
 {
   GArray *latencies_ms;         /* gdouble */
-  guint32 first;
-  guint32 last;
-  gboolean any;
+  GArray *arrivals;             /* Arrival */
   guint64 malformed;
 } Received;
 
@@ -217,6 +226,7 @@ take_frame (Received * received, const DonarLinkFrame * frame)
   guint64 sent = 0;
   guint32 counter = 0;
   gdouble latency;
+  Arrival arrival;
 
   if (frame->length < FRAME_HEADER) {
     received->malformed++;
@@ -228,11 +238,40 @@ take_frame (Received * received, const DonarLinkFrame * frame)
     counter = counter << 8 | frame->data[8 + i];
   latency = (gdouble) (frame->arrival_us - (gint64) sent) / 1000.0;
   g_array_append_val (received->latencies_ms, latency);
-  if (!received->any || counter < received->first)
-    received->first = counter;
-  if (!received->any || counter > received->last)
-    received->last = counter;
-  received->any = TRUE;
+  arrival.counter = counter;
+  arrival.arrival_us = frame->arrival_us;
+  g_array_append_val (received->arrivals, arrival);
+}
+
+/* The frames that had time to come before listen_end: from the first one
+ * received to the last one that came SETTLE_US before listen_end.  Their
+ * count goes to *expected, how many of them came to *got. */
+static void
+count_settled (const Received * received, gint64 listen_end, guint * got,
+    guint * expected)
+{
+  guint32 first = G_MAXUINT32, last = 0;
+  gboolean any = FALSE;
+
+  *got = *expected = 0;
+  for (guint i = 0; i < received->arrivals->len; i++) {
+    const Arrival *a = &g_array_index (received->arrivals, Arrival, i);
+
+    first = MIN (first, a->counter);
+    if (a->arrival_us <= listen_end - SETTLE_US) {
+      last = MAX (last, a->counter);
+      any = TRUE;
+    }
+  }
+  if (!any)
+    return;
+  for (guint i = 0; i < received->arrivals->len; i++) {
+    const Arrival *a = &g_array_index (received->arrivals, Arrival, i);
+
+    if (a->counter <= last)
+      (*got)++;
+  }
+  *expected = last - first + 1;
 }
 
 static gint
@@ -256,11 +295,11 @@ percentile (GArray * sorted, gdouble p)
 
 static void
 report (const Options * options, DonarCall * call, Status * status,
-    Received * received, guint32 frames_sent, gdouble seconds)
+    Received * received, guint32 frames_sent, gdouble seconds,
+    gint64 listen_end)
 {
   DonarLinkEngineStats stats;
-  guint expected = received->any ? received->last - received->first + 1 : 0;
-  guint got = received->latencies_ms->len;
+  guint got, expected;
   gdouble p50, p99, max;
   /* From the last setup step (the caller's: dialing); -1 if the links
    * were never all open. */
@@ -268,6 +307,7 @@ report (const Options * options, DonarCall * call, Status * status,
       (gdouble) (status->all_links_up - status->engine_started) /
       G_USEC_PER_SEC : -1;
 
+  count_settled (received, listen_end, &got, &expected);
   donar_link_engine_get_stats (donar_call_get_engine (call), &stats);
   g_array_sort (received->latencies_ms, compare_doubles);
   p50 = percentile (received->latencies_ms, 0.50);
@@ -328,12 +368,13 @@ run_call (const Options * options, DonarCall * call, Status * status)
   DonarLinkEngine *engine = donar_call_get_engine (call);
   Received received = { 0 };
   gint64 frame_us = (gint64) options->frame_ms * 1000;
-  gint64 start, stop_sending, stop, next;
+  gint64 start, stop_sending, stop, next, now;
   guint32 counter = 0;
   guint8 frame[DONAR_CELL_PAYLOAD];
   gsize frame_length = MAX (options->frame_bytes, FRAME_HEADER);
 
   received.latencies_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  received.arrivals = g_array_new (FALSE, FALSE, sizeof (Arrival));
 
   start = g_get_monotonic_time () +
       (gint64) options->setup_timeout_s * G_USEC_PER_SEC;
@@ -366,10 +407,11 @@ run_call (const Options * options, DonarCall * call, Status * status)
       g_free (in);
     }
   }
+  now = g_get_monotonic_time ();
   report (options, call, status, &received, counter,
-      (gdouble) (MIN (g_get_monotonic_time (), stop_sending) - start) /
-      G_USEC_PER_SEC);
+      (gdouble) (MIN (now, stop_sending) - start) / G_USEC_PER_SEC, now);
   g_array_unref (received.latencies_ms);
+  g_array_unref (received.arrivals);
 }
 
 static gboolean
