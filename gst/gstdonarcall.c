@@ -534,7 +534,7 @@ fill_options (GstDonarCall * call, const GstDonarCallSettings * s,
   o->engine.config.budget = s->budget;
   o->engine.config.redundancy = s->redundancy;
   call->n_links = s->links;
-  return TRUE;
+  return donar_call_options_check (o, error);
 }
 
 static void

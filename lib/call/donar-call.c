@@ -280,6 +280,32 @@ parse_caller_address (const DonarCallOptions * options,
   return TRUE;
 }
 
+/* The caller's address from options, parsed into *address. */
+static gboolean
+caller_address (const DonarCallOptions * options, DonarCallAddress * address,
+    GError ** error)
+{
+  if (options->address == NULL) {
+    g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
+        "a caller needs the callee's call address");
+    return FALSE;
+  }
+  return parse_caller_address (options, address, error);
+}
+
+gboolean
+donar_call_options_check (const DonarCallOptions * options, GError ** error)
+{
+  DonarCallAddress address = { 0 };
+  gboolean ok;
+
+  if (options->role != DONAR_ROLE_CALLER)
+    return TRUE;
+  ok = caller_address (options, &address, error);
+  donar_call_address_clear (&address);
+  return ok;
+}
+
 /* address: from parse_caller_address. */
 static gboolean
 prepare_caller (DonarCall * call, const DonarCallOptions * options,
@@ -429,13 +455,9 @@ donar_call_start (const DonarCallOptions * options,
   settings.peer_host = g_strdup (options->engine.peer_host);
   settings.socks_host = g_strdup ("127.0.0.1");
 
-  if (options->role == DONAR_ROLE_CALLER && options->address == NULL) {
-    g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
-        "a caller needs the callee's call address");
-    ok = FALSE;
-  } else if (options->role == DONAR_ROLE_CALLER) {
+  if (options->role == DONAR_ROLE_CALLER) {
     /* A bad address is said at once, not after tor's bootstrap. */
-    ok = parse_caller_address (options, &address, error);
+    ok = caller_address (options, &address, error);
   }
   if (ok && options->transport == DONAR_CALL_TRANSPORT_TOR)
     ok = open_tor (call, options, progress, user_data, cancellable, error);

@@ -79,6 +79,12 @@ typedef struct
 
 void donar_call_options_init (DonarCallOptions * options, DonarRole role);
 void donar_call_options_clear (DonarCallOptions * options);
+/* What donar_call_start () would refuse before any I/O (a caller without
+ * an address, or with one that is malformed or unfit for the transport),
+ * said at once: an element fails its state change with it rather than
+ * from its setup thread. */
+gboolean donar_call_options_check (const DonarCallOptions * options,
+    GError ** error);
 
 /* Setup progress: what is happening, and tor's bootstrap percent (or
  * -1). */
