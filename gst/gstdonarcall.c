@@ -1,6 +1,7 @@
 /* What donarsink and donarsrc share: the call properties, the setup
  * thread, the messages, the stats, and the registry that lets a donarsink
- * and a donarsrc with the same #GstDonarSink:call name use one call. */
+ * and a donarsrc with the same #GstDonarSink:call name in one pipeline use
+ * one call. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -26,7 +27,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_donar_call_debug);
 struct _GstDonarCall
 {
   gint refcount;                /* under registry_lock */
-  gchar *name;                  /* NULL: the call of one element */
+  gchar *name;                  /* the registry key; NULL: of one element */
 
   GMutex lock;
   /* Under lock. */
@@ -43,7 +44,7 @@ struct _GstDonarCall
 };
 
 static GMutex registry_lock;
-static GHashTable *registry;    /* name -> GstDonarCall */
+static GHashTable *registry;    /* registry_key () -> GstDonarCall */
 
 GType
 gst_donar_policy_get_type (void)
@@ -112,7 +113,7 @@ gst_donar_call_install_properties (GObjectClass * klass, guint first)
           FALSE, flags));
   g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_CALL,
       g_param_spec_string ("call", "Call name",
-          "A name shared by a donarsink and a donarsrc of this process that "
+          "A name shared by a donarsink and a donarsrc of one pipeline that "
           "carry the two directions of one call; empty: a call of its own",
           NULL, flags));
   g_object_class_install_property (klass,
@@ -606,6 +607,45 @@ stats_thread (gpointer user_data)
   return NULL;
 }
 
+/* Call names are scoped to the top-level bin: two pipelines of one
+ * process that both say call=c make two calls, not one. */
+static gchar *
+registry_key (GstElement * element, const gchar * name)
+{
+  GstObject *top = gst_object_ref (GST_OBJECT (element)), *parent;
+  gchar *key;
+
+  while ((parent = gst_object_get_parent (top))) {
+    gst_object_unref (top);
+    top = parent;
+  }
+  key = g_strdup_printf ("%p/%s", (gpointer) top, name);
+  gst_object_unref (top);
+  return key;
+}
+
+/* An element joining a call must want the same call: the first element of
+ * the name decides whether it dials or answers, and a later one that
+ * disagrees would silently be made the other. */
+static gboolean
+check_join (GstDonarCall * call, const GstDonarCallSettings * s,
+    GError ** error)
+{
+  const gchar *why = NULL;
+
+  if (s->address[0] != '\0' && call->options.role == DONAR_ROLE_CALLEE)
+    why = "this element dials an address, the call is a callee (set the "
+        "address on every element of the call, or on none)";
+  else if (s->address[0] != '\0' && g_strcmp0 (s->address, call->address))
+    why = "the elements of the call dial different addresses";
+  else if (s->callee && call->options.role == DONAR_ROLE_CALLER)
+    why = "this element is a callee, the call dials an address";
+  if (why)
+    g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
+        "call \"%s\": %s", s->call, why);
+  return why == NULL;
+}
+
 gboolean
 gst_donar_call_client_start (GstDonarCallClient * client)
 {
@@ -614,25 +654,41 @@ gst_donar_call_client_start (GstDonarCallClient * client)
   GstDonarCall *call = NULL;
   GError *error = NULL;
   gboolean created = FALSE;
+  gchar *key;
   guint interval;
+
+  GST_OBJECT_LOCK (element);
+  key = g_strdup (s->call);
+  GST_OBJECT_UNLOCK (element);
+  /* Not under the element's lock: its parents are looked up. */
+  if (key[0] != '\0') {
+    gchar *scoped = registry_key (element, key);
+
+    g_free (key);
+    key = scoped;
+  }
 
   GST_OBJECT_LOCK (element);
   g_mutex_lock (&registry_lock);
   if (registry == NULL)
     registry = g_hash_table_new (g_str_hash, g_str_equal);
-  if (s->call[0] != '\0')
-    call = g_hash_table_lookup (registry, s->call);
+  if (key[0] != '\0')
+    call = g_hash_table_lookup (registry, key);
   if (call) {
-    call->refcount++;
-    GST_INFO_OBJECT (element, "joining call \"%s\"", s->call);
+    if (check_join (call, s, &error)) {
+      call->refcount++;
+      GST_INFO_OBJECT (element, "joining call \"%s\"", s->call);
+    } else {
+      call = NULL;
+    }
   } else {
     call = g_new0 (GstDonarCall, 1);
     call->refcount = 1;
     g_mutex_init (&call->lock);
     call->cancellable = g_cancellable_new ();
     if (fill_options (call, s, &error)) {
-      if (s->call[0] != '\0') {
-        call->name = g_strdup (s->call);
+      if (key[0] != '\0') {
+        call->name = g_steal_pointer (&key);
         g_hash_table_insert (registry, call->name, call);
       }
       created = TRUE;
@@ -641,12 +697,14 @@ gst_donar_call_client_start (GstDonarCallClient * client)
   g_mutex_unlock (&registry_lock);
   interval = s->stats_interval;
   GST_OBJECT_UNLOCK (element);
+  g_free (key);
 
   if (error) {
     GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
         ("Invalid call settings."), ("%s", error->message));
     g_error_free (error);
-    call_free (call);
+    if (call)
+      call_free (call);
     return FALSE;
   }
 

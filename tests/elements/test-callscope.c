@@ -1,0 +1,116 @@
+/* The `call` name is scoped to a pipeline: two pipelines of one process
+ * that both say call=c make two calls (each callee publishes its own
+ * address), and elements of one call that disagree on dialing or
+ * answering fail the state change rather than silently becoming the
+ * other.  Direct calls (no Tor). */
+#include "elements-test.h"
+
+#include <gst/gst.h>
+#include <string.h>
+
+#define SETUP_TIMEOUT (10 * GST_SECOND)
+/* A direct call's address: nothing listens there, and nothing dials it
+ * before the state change has failed. */
+#define DIRECT_ADDRESS "donar://127.0.0.1:9?secret=" \
+  "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+
+static GstElement *
+launch (const gchar * description)
+{
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (description, &error);
+
+  g_assert_no_error (error);
+  return pipeline;
+}
+
+/* The callee address that the pipeline's call publishes. */
+static gchar *
+callee_address (GstElement * pipeline)
+{
+  GstMessage *msg;
+  gchar *address;
+
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  msg = elements_test_wait_message (pipeline, "donar-call-address",
+      SETUP_TIMEOUT);
+  g_assert_nonnull (msg);
+  address = g_strdup (gst_structure_get_string (gst_message_get_structure
+          (msg), "address"));
+  gst_message_unref (msg);
+  g_assert_true (g_str_has_prefix (address, "donar://127.0.0.1:"));
+  return address;
+}
+
+static void
+test_two_pipelines (void)
+{
+  const gchar *description = "audiotestsrc is-live=true ! opusenc "
+      "bitrate=32000 frame-size=40 ! rtpopuspay ! donarsink call=c "
+      "tor-control=direct";
+  GstElement *a = launch (description), *b = launch (description);
+  gchar *address_a = callee_address (a), *address_b = callee_address (b);
+
+  /* One shared call would have one address (and one secret). */
+  g_assert_cmpstr (address_a, !=, address_b);
+  gst_element_set_state (a, GST_STATE_NULL);
+  gst_element_set_state (b, GST_STATE_NULL);
+  gst_object_unref (a);
+  gst_object_unref (b);
+  g_free (address_a);
+  g_free (address_b);
+}
+
+/* The state change fails with an error whose debug text has `reason`. */
+static void
+check_refused (const gchar * description, const gchar * reason)
+{
+  GstElement *pipeline = launch (description);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  GError *error = NULL;
+  gchar *debug = NULL;
+
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), ==,
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  g_assert_nonnull (msg);
+  gst_message_parse_error (msg, &error, &debug);
+  g_assert_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS);
+  g_assert_nonnull (strstr (debug, reason));
+  g_clear_error (&error);
+  g_free (debug);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+static void
+test_disagreement (void)
+{
+  /* The sink starts first and answers; the src would dial. */
+  check_refused ("audiotestsrc is-live=true ! opusenc bitrate=32000 "
+      "frame-size=40 ! rtpopuspay ! donarsink call=m tor-control=direct  "
+      "donarsrc call=m tor-control=direct address=\"" DIRECT_ADDRESS "\" ! "
+      "fakesink", "this element dials an address, the call is a callee");
+  /* The sink dials; the src says it is a callee. */
+  check_refused ("audiotestsrc is-live=true ! opusenc bitrate=32000 "
+      "frame-size=40 ! rtpopuspay ! donarsink call=m tor-control=direct "
+      "address=\"" DIRECT_ADDRESS "\"  donarsrc call=m tor-control=direct "
+      "callee=true ! fakesink",
+      "this element is a callee, the call dials an address");
+}
+
+int
+main (int argc, char **argv)
+{
+  gboolean check_leaks = elements_test_init (&argc, &argv);
+  int ret;
+
+  g_test_add_func ("/callscope/two-pipelines", test_two_pipelines);
+  g_test_add_func ("/callscope/disagreement", test_disagreement);
+  ret = g_test_run ();
+  return elements_test_finish (ret, check_leaks);
+}
