@@ -14,6 +14,11 @@
  * come before the call is ready are dropped and counted.  A
  * `donar-ready` element message says when it is.
  *
+ * A buffer larger than a DONAR frame (one Tor cell: 402 bytes with the
+ * default policy) is dropped and counted in `buffers-too-large`, with an
+ * element warning at the first and at most one every 5 s after: the call
+ * goes on.  Opus at 32 kbit/s (`opusenc bitrate=32000`) fits.
+ *
  * The sink also sends its caps to the peer in-band, so that a `donarsrc`
  * at the other end needs no caps string: a frame whose first byte is 0x00
  * (an RTP packet starts with 0x80 to 0xBF), then the caps as a string, at
@@ -63,7 +68,16 @@ struct _GstDonarSink
   /* The streaming thread's. */
   gint64 last_caps_us;
   gboolean caps_too_large;
+  /* Buffers too large for a frame: dropped since the last warning, the
+   * largest of them, and when that warning went (0: none yet). */
+  guint64 too_large_unwarned;
+  gsize too_large_largest;
+  gint64 too_large_warned_us;
 };
+
+/* An encoder over the limit makes many such buffers a second: one warning
+ * for each would flood the bus. */
+#define TOO_LARGE_WARNING_INTERVAL_US (5 * G_USEC_PER_SEC)
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK,
@@ -189,6 +203,9 @@ gst_donar_sink_start (GstBaseSink * sink)
 
   self->last_caps_us = 0;
   self->caps_too_large = FALSE;
+  self->too_large_unwarned = 0;
+  self->too_large_largest = 0;
+  self->too_large_warned_us = 0;
   return gst_donar_call_client_start (&self->client);
 }
 
@@ -256,6 +273,42 @@ send_caps (GstDonarSink * self, DonarLinkEngine * engine)
   gst_donar_call_client_count (&self->client, "caps-frames-sent");
 }
 
+/* A frame is one Tor cell by design (docs/protocol.md, "Overhead per message"):
+ * a larger buffer is dropped rather than split over two cells, and the call
+ * goes on, as over a lossy network; the warning tells how to fix it. */
+static void
+drop_too_large (GstDonarSink * self, gsize size, gsize max_frame, gint64 now)
+{
+  gst_donar_call_client_count (&self->client, "buffers-too-large");
+  self->too_large_unwarned++;
+  self->too_large_largest = MAX (self->too_large_largest, size);
+  GST_LOG_OBJECT (self, "buffer of %" G_GSIZE_FORMAT " bytes dropped: at "
+      "most %" G_GSIZE_FORMAT, size, max_frame);
+
+  if (self->too_large_warned_us == 0) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("A buffer of %" G_GSIZE_FORMAT " bytes is larger than a DONAR "
+            "frame (at most %" G_GSIZE_FORMAT " bytes): dropped.  Lower the "
+            "encoder's bitrate, e.g. opusenc bitrate=32000.", size,
+            max_frame), ("the first buffer too large; the next warning in "
+            "%d s at the earliest",
+            (gint) (TOO_LARGE_WARNING_INTERVAL_US / G_USEC_PER_SEC)));
+  } else if (now - self->too_large_warned_us >= TOO_LARGE_WARNING_INTERVAL_US) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("%" G_GUINT64_FORMAT " more buffers larger than a DONAR frame (at "
+            "most %" G_GSIZE_FORMAT " bytes, the largest %" G_GSIZE_FORMAT
+            ") dropped.  Lower the encoder's bitrate, e.g. opusenc "
+            "bitrate=32000.", self->too_large_unwarned, max_frame,
+            self->too_large_largest), ("in the last %.1f s",
+            (now - self->too_large_warned_us) / 1e6));
+  } else {
+    return;
+  }
+  self->too_large_warned_us = now;
+  self->too_large_unwarned = 0;
+  self->too_large_largest = 0;
+}
+
 static GstFlowReturn
 gst_donar_sink_render (GstBaseSink * sink, GstBuffer * buffer)
 {
@@ -264,6 +317,7 @@ gst_donar_sink_render (GstBaseSink * sink, GstBuffer * buffer)
   GstFlowReturn ret = GST_FLOW_OK;
   GError *error = NULL;
   GstMapInfo map;
+  gsize max_frame;
   gint64 now;
 
   if (engine == NULL) {
@@ -285,6 +339,12 @@ gst_donar_sink_render (GstBaseSink * sink, GstBuffer * buffer)
   }
 
   now = g_get_monotonic_time ();
+  max_frame = donar_link_engine_get_max_frame (engine);
+  if (map.size > max_frame) {
+    drop_too_large (self, map.size, max_frame, now);
+    goto done;
+  }
+
   if (g_atomic_int_compare_and_exchange (&self->caps_dirty, 1, 0) ||
       now - self->last_caps_us >= GST_DONAR_CAPS_INTERVAL_US) {
     send_caps (self, engine);
@@ -292,16 +352,7 @@ gst_donar_sink_render (GstBaseSink * sink, GstBuffer * buffer)
   }
 
   if (!donar_link_engine_send_frame (engine, map.data, map.size, &error)) {
-    if (g_error_matches (error, DONAR_LINK_ENGINE_ERROR,
-            DONAR_LINK_ENGINE_ERROR_FRAME_TOO_LARGE)) {
-      GST_ELEMENT_ERROR (self, STREAM, FAILED,
-          ("A buffer of %" G_GSIZE_FORMAT " bytes is larger than a DONAR "
-              "frame: at most %" G_GSIZE_FORMAT " bytes.", map.size,
-              donar_link_engine_get_max_frame (engine)), ("%s",
-              error->message));
-    } else {
-      GST_ELEMENT_ERROR (self, RESOURCE, WRITE, (NULL), ("%s", error->message));
-    }
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, (NULL), ("%s", error->message));
     g_error_free (error);
     ret = GST_FLOW_ERROR;
     goto done;

@@ -19,7 +19,8 @@ Usage: $0 (--callee | ADDRESS) [options]
                      default: the elements launch a tor of their own
   --policy NAME      simple, torfone, alternate, double-send, adaptive (default)
 The softphone's RTP packets must fit a DONAR frame (402 bytes with the default policy and links): Opus or
-another low-rate codec, 20 to 60 ms a packet.  It keeps its own jitter
+another low-rate codec (Opus at 32 kbit/s), 20 to 60 ms a packet; a larger packet is
+dropped, counted and warned about.  It keeps its own jitter
 buffer: the proxy adds none.
 USAGE
   exit "${1:-2}"

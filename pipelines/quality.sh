@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The voice quality of a call, in real time: reference speech through
-# opusenc ! rtpopuspay ! donarsink, links over donar-torsim, donarsrc !
-# donarjitterbuffer ! rtpopusdepay ! opusdec plc=true into a file (the
+# opusenc bitrate=32000 ! rtpopuspay ! donarsink, links over donar-torsim,
+# donarsrc ! donarjitterbuffer ! rtpopusdepay ! opusdec plc=true into a file (the
 # call is pipelines/demo.sh's: build/tools/donar-demo), then the file
 # scored against the speech sent (tools/quality/qscore.py): PESQ WB and NB,
 # one-way delay, late and lost frames, the E-model R.  Builds nothing: run

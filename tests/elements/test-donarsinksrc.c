@@ -1,6 +1,7 @@
 /* donarsink and donarsrc over a direct call (no Tor, 127.0.0.1): both
  * directions of an Opus call with the caps in-band, the properties, a
- * buffer that is not RTP, one too large, the stats.  Run under
+ * buffer that is not RTP, buffers too large for a frame in a call that goes
+ * on, the stats.  Run under
  * GST_TRACERS=leaks: gst_deinit () at the end makes the leaks tracer warn
  * about anything left, and warnings are fatal. */
 #include "elements-test.h"
@@ -322,8 +323,7 @@ push (GstElement * appsrc, const guint8 * data, gsize size)
   gst_buffer_unref (buf);
 }
 
-/* A buffer that is not RTP is dropped and counted; one larger than a
- * frame is an element error that names the limit. */
+/* A buffer that is not RTP is dropped and counted. */
 static void
 test_bad_buffers (void)
 {
@@ -334,10 +334,8 @@ test_bad_buffers (void)
   GstElement *in;
   GstMessage *msg;
   GstStructure *stats;
-  GstBus *bus;
-  guint8 data[1000];
+  guint8 data[100];
   gint64 deadline;
-  gchar *debug = NULL;
 
   g_assert_no_error (error);
   in = gst_bin_get_by_name (GST_BIN (pipeline), "in");
@@ -348,7 +346,7 @@ test_bad_buffers (void)
   gst_message_unref (msg);
 
   memset (data, 0, sizeof data);
-  push (in, data, 100);
+  push (in, data, sizeof data);
   deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
   for (;;) {
     stats = get_stats (pipeline, "sink");
@@ -361,23 +359,233 @@ test_bad_buffers (void)
   g_assert_cmpuint (stats_uint64 (stats, "dropped-not-rtp"), ==, 1);
   gst_structure_free (stats);
 
-  data[0] = 0x80;
-  push (in, data, sizeof data);
-  bus = gst_element_get_bus (pipeline);
-  msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, GST_MESSAGE_ERROR);
-  g_assert_nonnull (msg);
-  gst_message_parse_error (msg, &error, &debug);
-  g_print ("# %s (%s)\n", error->message, debug);
-  g_assert_nonnull (strstr (error->message, "1000 bytes"));
-  g_assert_nonnull (strstr (error->message, "at most"));
-  g_clear_error (&error);
-  g_free (debug);
-  gst_message_unref (msg);
-  gst_object_unref (bus);
-
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (in);
   gst_object_unref (pipeline);
+}
+
+/* The caps of the RTP packets test_too_large makes. */
+#define RTP_CAPS "application/x-rtp,media=audio,clock-rate=48000," \
+    "encoding-name=OPUS,payload=96"
+/* The largest frame with the default settings (adaptive, 12 links): the
+ * 498 bytes of a Tor cell's payload less the record prefix (2), the DATA
+ * header (19), the per-link measures (4 x 12), the recent links (6 x 2 x 2)
+ * and one frame header (3) (docs/protocol.md, "Overhead per message"). */
+#define MAX_FRAME 402
+/* The sequence numbers of test_too_large: warm-up frames below WARM_UP_END. */
+#define WARM_UP_END 100
+#define SEQS 256
+
+typedef struct
+{
+  gint seen[SEQS];
+  gint count;
+} Arrivals;
+
+static void
+on_arrival (GstElement * fakesink, GstBuffer * buffer, GstPad * pad,
+    gpointer user_data)
+{
+  Arrivals *arrivals = user_data;
+  guint8 header[4];
+
+  g_assert_cmpuint (gst_buffer_extract (buffer, 0, header, 4), ==, 4);
+  g_atomic_int_set (&arrivals->seen[((header[2] << 8) | header[3]) % SEQS], 1);
+  g_atomic_int_inc (&arrivals->count);
+}
+
+/* An RTP packet of `size` bytes with sequence number `seq`. */
+static void
+push_rtp (GstElement * appsrc, guint16 seq, gsize size)
+{
+  guint8 data[1000];
+
+  g_assert_cmpuint (size, <=, sizeof data);
+  memset (data, 0x55, size);
+  data[0] = 0x80;
+  data[1] = 96;
+  data[2] = seq >> 8;
+  data[3] = seq & 0xff;
+  push (appsrc, data, size);
+}
+
+/* The warnings of sink about buffers too large, their messages in order;
+ * an error from any element fails the test. */
+static GPtrArray *
+too_large_warnings (GstElement * pipeline, GPtrArray * found)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+
+  while ((msg = gst_bus_pop_filtered (bus,
+              GST_MESSAGE_ERROR | GST_MESSAGE_WARNING))) {
+    GError *error = NULL;
+    gchar *debug = NULL;
+
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+      gst_message_parse_error (msg, &error, &debug);
+      g_error ("%s: %s (%s)", GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)),
+          error->message, debug);
+    }
+    gst_message_parse_warning (msg, &error, &debug);
+    if (g_str_equal (GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), "sink") &&
+        strstr (error->message, "larger than a DONAR frame")) {
+      g_print ("# warning: %s (%s)\n", error->message, debug);
+      g_ptr_array_add (found, g_strdup (error->message));
+    }
+    g_clear_error (&error);
+    g_free (debug);
+    gst_message_unref (msg);
+  }
+  gst_object_unref (bus);
+  return found;
+}
+
+static gboolean
+all_seen (Arrivals * arrivals, const guint16 * seqs, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    if (!g_atomic_int_get (&arrivals->seen[seqs[i]]))
+      return FALSE;
+  return TRUE;
+}
+
+/* Buffers larger than a frame between ones that fit: dropped, counted and
+ * warned about (the first at once, the next 5 s later at the earliest),
+ * and the call goes on. */
+static void
+test_too_large (void)
+{
+  /* Sequence number and size, in the order pushed: the limit itself fits,
+   * one byte more does not. */
+  static const struct
+  {
+    guint16 seq;
+    gsize size;
+  } call[] = {
+    {100, 172}, {101, 403}, {102, MAX_FRAME}, {103, 445}, {104, 172},
+    {105, 495},
+  };
+  guint16 fit[64];
+  guint n_fit = 0, warm_up = 0;
+  Arrivals arrivals = { {0}, 0 };
+  GError *error = NULL;
+  GstElement *callee, *caller, *in, *out;
+  GstMessage *msg;
+  GstStructure *stats;
+  GPtrArray *warnings = g_ptr_array_new_with_free_func (g_free);
+  gchar *address, *desc;
+  gint64 first_too_large, deadline;
+
+  callee = gst_parse_launch ("donarsrc name=src tor-control=direct "
+      "caps=\"" RTP_CAPS "\" ! fakesink name=out sync=false "
+      "signal-handoffs=true", &error);
+  g_assert_no_error (error);
+  out = gst_bin_get_by_name (GST_BIN (callee), "out");
+  g_signal_connect (out, "handoff", G_CALLBACK (on_arrival), &arrivals);
+  gst_object_unref (out);
+  g_assert_cmpint (gst_element_set_state (callee, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  msg = elements_test_wait_message (callee, "donar-call-address",
+      SETUP_TIMEOUT);
+  g_assert_nonnull (msg);
+  address = g_strdup (gst_structure_get_string (gst_message_get_structure
+          (msg), "address"));
+  gst_message_unref (msg);
+
+  desc = g_strdup_printf ("appsrc name=in is-live=true format=time "
+      "caps=\"" RTP_CAPS "\" ! donarsink name=sink sync=false "
+      "tor-control=direct address=\"%s\"", address);
+  caller = gst_parse_launch (desc, &error);
+  g_assert_no_error (error);
+  g_free (desc);
+  g_free (address);
+  in = gst_bin_get_by_name (GST_BIN (caller), "in");
+  g_assert_cmpint (gst_element_set_state (caller, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  msg = elements_test_wait_message (caller, "donar-ready", SETUP_TIMEOUT);
+  g_assert_nonnull (msg);
+  gst_message_unref (msg);
+
+  /* Frames sent before a link is up are lost: warm up until one comes. */
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (g_atomic_int_get (&arrivals.count) == 0 &&
+      g_get_monotonic_time () < deadline) {
+    push_rtp (in, warm_up++ % WARM_UP_END, 172);
+    g_usleep (20 * 1000);
+  }
+  g_assert_cmpint (g_atomic_int_get (&arrivals.count), >, 0);
+
+  first_too_large = g_get_monotonic_time ();
+  for (guint i = 0; i < G_N_ELEMENTS (call); i++) {
+    push_rtp (in, call[i].seq, call[i].size);
+    if (call[i].size <= MAX_FRAME)
+      fit[n_fit++] = call[i].seq;
+    g_usleep (20 * 1000);
+  }
+  for (guint16 seq = 106; seq < 126; seq++) {
+    push_rtp (in, seq, 172);
+    fit[n_fit++] = seq;
+    g_usleep (20 * 1000);
+  }
+  /* 100, 102, 104 and 106 to 125. */
+  g_assert_cmpuint (n_fit, ==, 23);
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (!all_seen (&arrivals, fit, n_fit) &&
+      g_get_monotonic_time () < deadline) {
+    too_large_warnings (callee, warnings);
+    g_usleep (50 * 1000);
+  }
+  g_assert_true (all_seen (&arrivals, fit, n_fit));
+  g_assert_false (g_atomic_int_get (&arrivals.seen[101]));
+  g_assert_false (g_atomic_int_get (&arrivals.seen[103]));
+  g_assert_false (g_atomic_int_get (&arrivals.seen[105]));
+
+  /* Three too large in well under 5 s: one warning, for the first. */
+  too_large_warnings (callee, warnings);
+  too_large_warnings (caller, warnings);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_nonnull (strstr (warnings->pdata[0], "A buffer of 403 bytes"));
+  g_assert_nonnull (strstr (warnings->pdata[0], "at most 402 bytes"));
+  g_assert_nonnull (strstr (warnings->pdata[0], "opusenc bitrate=32000"));
+  stats = get_stats (caller, "sink");
+  g_assert_cmpuint (stats_uint64 (stats, "buffers-too-large"), ==, 3);
+  g_assert_cmpuint (stats_uint64 (stats, "buffers-sent"), ==, warm_up + 23);
+  g_assert_cmpuint (stats_uint64 (stats, "dropped-not-rtp"), ==, 0);
+  gst_structure_free (stats);
+
+  /* 5 s after the first: the next one warns, for the 445 and 495 left
+   * unwarned and itself, 3, the largest 600 bytes; the call still goes
+   * on. */
+  g_usleep (MAX (0, first_too_large + 6 * G_USEC_PER_SEC -
+          g_get_monotonic_time ()));
+  push_rtp (in, 126, 600);
+  push_rtp (in, 127, 172);
+  fit[n_fit++] = 127;
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while ((!all_seen (&arrivals, fit, n_fit) || warnings->len < 2) &&
+      g_get_monotonic_time () < deadline) {
+    too_large_warnings (callee, warnings);
+    too_large_warnings (caller, warnings);
+    g_usleep (50 * 1000);
+  }
+  g_assert_true (all_seen (&arrivals, fit, n_fit));
+  g_assert_false (g_atomic_int_get (&arrivals.seen[126]));
+  g_assert_cmpuint (warnings->len, ==, 2);
+  g_assert_nonnull (strstr (warnings->pdata[1], "3 more buffers"));
+  g_assert_nonnull (strstr (warnings->pdata[1], "at most 402 bytes"));
+  g_assert_nonnull (strstr (warnings->pdata[1], "the largest 600"));
+  stats = get_stats (caller, "sink");
+  g_assert_cmpuint (stats_uint64 (stats, "buffers-too-large"), ==, 4);
+  g_assert_cmpuint (stats_uint64 (stats, "buffers-sent"), ==, warm_up + 24);
+  gst_structure_free (stats);
+
+  gst_element_set_state (caller, GST_STATE_NULL);
+  gst_element_set_state (callee, GST_STATE_NULL);
+  g_ptr_array_unref (warnings);
+  gst_object_unref (in);
+  gst_object_unref (caller);
+  gst_object_unref (callee);
 }
 
 int
@@ -388,6 +596,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/donarsinksrc/properties", test_properties);
   g_test_add_func ("/donarsinksrc/bad-buffers", test_bad_buffers);
+  g_test_add_func ("/donarsinksrc/too-large", test_too_large);
   g_test_add_func ("/donarsinksrc/duplex-call", test_duplex_call);
   g_test_add_func ("/donarsinksrc/torsim-call", test_torsim_call);
   ret = g_test_run ();
