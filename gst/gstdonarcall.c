@@ -230,11 +230,22 @@ set_string (gchar ** field, const GValue * value)
 
 gboolean
 gst_donar_call_client_set_property (GstDonarCallClient * client,
-    guint prop_id, const GValue * value)
+    guint prop_id, const GValue * value, const GParamSpec * pspec)
 {
   GstDonarCallSettings *s = &client->settings;
 
   GST_OBJECT_LOCK (client->element);
+  if (client->call && prop_id < GST_DONAR_CALL_N_PROPS) {
+    GST_OBJECT_UNLOCK (client->element);
+    /* The call was made with the value at start: taking a new one would
+     * make the property lie about the call.  start() runs at NULL to READY
+     * in a sink, READY to PAUSED in a source. */
+    GST_ELEMENT_WARNING (client->element, RESOURCE, SETTINGS,
+        ("\"%s\" cannot change during a call: it keeps its value until the "
+            "element stops (donarsink: in NULL, donarsrc: in READY).",
+            g_param_spec_get_name ((GParamSpec *) pspec)), (NULL));
+    return TRUE;
+  }
   switch (prop_id) {
     case GST_DONAR_CALL_PROP_ADDRESS:
       donar_secret_free (g_steal_pointer (&s->address));

@@ -91,8 +91,10 @@ void gst_donar_call_install_properties (GObjectClass * klass, guint first);
 void gst_donar_call_client_init (GstDonarCallClient * client,
     GstElement * element);
 void gst_donar_call_client_clear (GstDonarCallClient * client);
+/* FALSE for a prop_id that is not a call property.  A call property set
+ * during a call is refused with a warning: it is read at start only. */
 gboolean gst_donar_call_client_set_property (GstDonarCallClient * client,
-    guint prop_id, const GValue * value);
+    guint prop_id, const GValue * value, const GParamSpec * pspec);
 gboolean gst_donar_call_client_get_property (GstDonarCallClient * client,
     guint prop_id, GValue * value);
 

@@ -171,7 +171,7 @@ gst_donar_src_set_property (GObject * object, guint prop_id,
     GST_OBJECT_UNLOCK (self);
   } else if (prop_id < PROP_CALL_FIRST ||
       !gst_donar_call_client_set_property (&self->client,
-          prop_id - PROP_CALL_FIRST, value)) {
+          prop_id - PROP_CALL_FIRST, value, pspec)) {
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   }
 }

@@ -1,8 +1,10 @@
-/* The `call` name is scoped to a pipeline: two pipelines of one process
- * that both say call=c make two calls (each callee publishes its own
- * address), and elements of one call that disagree on dialing or
- * answering fail the state change rather than silently becoming the
- * other.  Direct calls (no Tor). */
+/* The call settings.  The `call` name is scoped to a pipeline: two
+ * pipelines of one process that both say call=c make two calls (each
+ * callee publishes its own address), and elements of one call that
+ * disagree on dialing or answering fail the state change rather than
+ * silently becoming the other.  A setting changed during a call is
+ * refused with a warning, and taken once the element has stopped.
+ * Direct calls (no Tor). */
 #include "elements-test.h"
 
 #include <gst/gst.h>
@@ -103,14 +105,66 @@ test_disagreement (void)
       "this element is a callee, the call dials an address");
 }
 
+/* The next warning on the pipeline's bus, or NULL after timeout. */
+static gchar *
+next_warning (GstElement * pipeline, GstClockTime timeout)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, timeout,
+      GST_MESSAGE_WARNING);
+  GError *error = NULL;
+  gchar *text;
+
+  gst_object_unref (bus);
+  if (msg == NULL)
+    return NULL;
+  gst_message_parse_warning (msg, &error, NULL);
+  text = g_strdup (error->message);
+  g_error_free (error);
+  gst_message_unref (msg);
+  return text;
+}
+
+static void
+test_live_change (void)
+{
+  GstElement *pipeline = launch ("audiotestsrc is-live=true ! opusenc "
+      "bitrate=32000 frame-size=40 ! rtpopuspay ! donarsink name=sink "
+      "call=l tor-control=direct budget=2.0");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  gchar *address = callee_address (pipeline), *warning;
+  gdouble budget;
+
+  g_object_set (sink, "budget", 1.5, NULL);
+  g_object_get (sink, "budget", &budget, NULL);
+  g_assert_cmpfloat (budget, ==, 2.0);
+  warning = next_warning (pipeline, 5 * GST_SECOND);
+  g_assert_nonnull (warning);
+  g_assert_nonnull (strstr (warning, "\"budget\" cannot change during a "
+          "call"));
+  g_free (warning);
+
+  /* A sink's call stops at READY to NULL. */
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  g_object_set (sink, "budget", 1.5, NULL);
+  g_object_get (sink, "budget", &budget, NULL);
+  g_assert_cmpfloat (budget, ==, 1.5);
+  g_assert_null (next_warning (pipeline, 0));
+
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  g_free (address);
+}
+
 int
 main (int argc, char **argv)
 {
   gboolean check_leaks = elements_test_init (&argc, &argv);
   int ret;
 
-  g_test_add_func ("/callscope/two-pipelines", test_two_pipelines);
-  g_test_add_func ("/callscope/disagreement", test_disagreement);
+  g_test_add_func ("/callsettings/two-pipelines", test_two_pipelines);
+  g_test_add_func ("/callsettings/disagreement", test_disagreement);
+  g_test_add_func ("/callsettings/live-change", test_live_change);
   ret = g_test_run ();
   return elements_test_finish (ret, check_leaks);
 }
