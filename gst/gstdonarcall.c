@@ -8,8 +8,10 @@
 
 #include "gstdonarcall.h"
 
+#include "donar-call-address.h"
 #include "donar-secret.h"
 
+#include <gst/base/gstbasesrc.h>
 #include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_donar_call_debug);
@@ -45,6 +47,9 @@ struct _GstDonarCall
 
 static GMutex registry_lock;
 static GHashTable *registry;    /* registry_key () -> GstDonarCall */
+
+/* The element's GstDonarCallClient, for the URI handler that both share. */
+static GQuark client_quark;
 
 GType
 gst_donar_policy_get_type (void)
@@ -192,6 +197,9 @@ gst_donar_call_client_init (GstDonarCallClient * client, GstElement * element)
 
   memset (client, 0, sizeof *client);
   client->element = element;
+  if (client_quark == 0)
+    client_quark = g_quark_from_static_string ("gst-donar-call-client");
+  g_object_set_qdata (G_OBJECT (element), client_quark, client);
   s->address = g_strdup ("");
   s->call = g_strdup ("");
   s->tor_control = g_strdup ("");
@@ -871,4 +879,81 @@ gst_donar_call_client_get_stats (GstDonarCallClient * client)
   if (call)
     call_unref (call);
   return s;
+}
+
+static GstURIType
+uri_get_type (GType type)
+{
+  return g_type_is_a (type, GST_TYPE_BASE_SRC) ? GST_URI_SRC : GST_URI_SINK;
+}
+
+static const gchar *const *
+uri_get_protocols (GType type)
+{
+  static const gchar *const protocols[] = { "donar", NULL };
+
+  return protocols;
+}
+
+/* The address property gives back the whole address, secret included, to
+ * whoever may read the element's properties; the URI is the same string,
+ * for without its secret it could neither dial nor be set back.  A callee
+ * has no URI: its address comes in the donar-call-address message. */
+static gchar *
+uri_get_uri (GstURIHandler * handler)
+{
+  GstDonarCallClient *client = g_object_get_qdata (G_OBJECT (handler),
+      client_quark);
+  gchar *uri = NULL;
+
+  GST_OBJECT_LOCK (handler);
+  if (client->settings.address[0] != '\0')
+    uri = g_strdup (client->settings.address);
+  GST_OBJECT_UNLOCK (handler);
+  return uri;
+}
+
+static gboolean
+uri_set_uri (GstURIHandler * handler, const gchar * uri, GError ** error)
+{
+  GstDonarCallClient *client = g_object_get_qdata (G_OBJECT (handler),
+      client_quark);
+  DonarCallAddress address;
+  GError *parse_error = NULL;
+
+  /* The parser's messages name the part that is wrong, never a secret:
+   * they may go to the log or to the user. */
+  if (!donar_call_address_parse (uri, &address, &parse_error)) {
+    g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
+        "Not a DONAR call address: %s", parse_error->message);
+    g_error_free (parse_error);
+    return FALSE;
+  }
+  donar_call_address_clear (&address);
+
+  GST_OBJECT_LOCK (handler);
+  if (client->call) {
+    GST_OBJECT_UNLOCK (handler);
+    g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_STATE,
+        "The call address cannot change during a call (donarsink: only in "
+        "NULL, donarsrc: in NULL or READY)");
+    return FALSE;
+  }
+  /* Set without a notify: gst-launch-1.0 -v prints the properties it is
+   * notified of, and this one holds the secret. */
+  donar_secret_free (client->settings.address);
+  client->settings.address = g_strdup (uri);
+  GST_OBJECT_UNLOCK (handler);
+  return TRUE;
+}
+
+void
+gst_donar_call_uri_handler_init (gpointer g_iface, gpointer iface_data)
+{
+  GstURIHandlerInterface *iface = g_iface;
+
+  iface->get_type = uri_get_type;
+  iface->get_protocols = uri_get_protocols;
+  iface->get_uri = uri_get_uri;
+  iface->set_uri = uri_set_uri;
 }

@@ -109,5 +109,9 @@ void gst_donar_call_client_count (GstDonarCallClient * client,
     const gchar * counter);
 GstStructure *gst_donar_call_client_get_stats (GstDonarCallClient * client);
 
+/* The GstURIHandler of donarsink and donarsrc: the donar:// scheme, the
+ * call address to dial. */
+void gst_donar_call_uri_handler_init (gpointer g_iface, gpointer iface_data);
+
 G_END_DECLS
 #endif /* __GST_DONAR_CALL_H__ */

@@ -27,6 +27,9 @@
  * A donarsink and a donarsrc with the same #GstDonarSink:call name share
  * one call: the two directions of a voice call.
  *
+ * The element handles `donar://` URIs: the URI is the call address, as
+ * #GstDonarSink:address (gst_element_make_from_uri () makes a caller).
+ *
  * #GstBaseSink:sync is %TRUE by default, as in udpsink (a packet leaves at
  * its running time), but #GstBaseSink:async is %FALSE: in a duplex call
  * the sinks downstream of donarsrc cannot preroll until this sink sends.
@@ -85,7 +88,9 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_STATIC_CAPS ("application/x-rtp"));
 
 #define gst_donar_sink_parent_class parent_class
-G_DEFINE_TYPE (GstDonarSink, gst_donar_sink, GST_TYPE_BASE_SINK);
+G_DEFINE_TYPE_WITH_CODE (GstDonarSink, gst_donar_sink, GST_TYPE_BASE_SINK,
+    G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER,
+        gst_donar_call_uri_handler_init));
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (donarsink, "donarsink",
     GST_RANK_NONE, GST_TYPE_DONAR_SINK,
     GST_DEBUG_CATEGORY_INIT (gst_donar_sink_debug, "donarsink", 0,

@@ -18,6 +18,9 @@
  * A donarsink and a donarsrc with the same #GstDonarSrc:call name share
  * one call: the two directions of a voice call.
  *
+ * The element handles `donar://` URIs: the URI is the call address, as
+ * #GstDonarSrc:address (gst_element_make_from_uri () makes a caller).
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 donarsrc callee=true call=c ! rtpopusdepay ! opusdec ! autoaudiosink  audiotestsrc is-live=true ! opusenc ! rtpopuspay ! donarsink call=c
@@ -72,7 +75,9 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_STATIC_CAPS ("application/x-rtp"));
 
 #define gst_donar_src_parent_class parent_class
-G_DEFINE_TYPE (GstDonarSrc, gst_donar_src, GST_TYPE_PUSH_SRC);
+G_DEFINE_TYPE_WITH_CODE (GstDonarSrc, gst_donar_src, GST_TYPE_PUSH_SRC,
+    G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER,
+        gst_donar_call_uri_handler_init));
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (donarsrc, "donarsrc",
     GST_RANK_NONE, GST_TYPE_DONAR_SRC,
     GST_DEBUG_CATEGORY_INIT (gst_donar_src_debug, "donarsrc", 0,

@@ -1,9 +1,9 @@
 /* donarsink and donarsrc over a direct call (no Tor, 127.0.0.1): both
- * directions of an Opus call with the caps in-band, the properties, a
- * buffer that is not RTP, buffers too large for a frame in a call that goes
- * on, the stats.  Run under
- * GST_TRACERS=leaks: gst_deinit () at the end makes the leaks tracer warn
- * about anything left, and warnings are fatal. */
+ * directions of an Opus call with the caps in-band, the properties, the
+ * donar:// URI handler, a buffer that is not RTP, buffers too large for a
+ * frame in a call that goes on, the stats.  Run under GST_TRACERS=leaks:
+ * gst_deinit () at the end makes the leaks tracer warn about anything
+ * left, and warnings are fatal. */
 #include "elements-test.h"
 
 #include <gst/gst.h>
@@ -313,6 +313,83 @@ test_properties (void)
   }
 }
 
+/* A call address as the parser's tests build one (tests/link). */
+#define ONION "pg6mmjiyjmcrsslvykfwnntlaru7p5svn6y2ymmju6nubxndf4pscryd.onion"
+#define URI "donar://" ONION ":5004?secret=" \
+  "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+
+static void
+check_uri_handler (GstURIType type, const gchar * factory_name)
+{
+  GstElement *e;
+  GError *error = NULL;
+  gchar *uri, *address;
+  const gchar *const *protocols;
+
+  e = gst_element_make_from_uri (type, URI, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (e);
+  g_assert_cmpstr (GST_OBJECT_NAME (gst_element_get_factory (e)), ==,
+      factory_name);
+  protocols = gst_uri_handler_get_protocols (GST_URI_HANDLER (e));
+  g_assert_true (g_strv_contains (protocols, "donar"));
+  g_assert_cmpint (gst_uri_handler_get_uri_type (GST_URI_HANDLER (e)), ==,
+      type);
+  uri = gst_uri_handler_get_uri (GST_URI_HANDLER (e));
+  g_object_get (e, "address", &address, NULL);
+  g_assert_cmpstr (uri, ==, URI);
+  g_assert_cmpstr (address, ==, URI);
+  g_free (uri);
+  g_free (address);
+
+  /* A bad URI names what is wrong and leaves the address as it was. */
+  g_assert_false (gst_uri_handler_set_uri (GST_URI_HANDLER (e),
+          "donar://" ONION ":5004", &error));
+  g_assert_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI);
+  g_assert_nonnull (strstr (error->message, "no secret"));
+  g_clear_error (&error);
+  uri = gst_uri_handler_get_uri (GST_URI_HANDLER (e));
+  g_assert_cmpstr (uri, ==, URI);
+  g_free (uri);
+
+  /* READY: a source has no call yet (a sink has: its call starts at NULL
+   * to READY, and would dial). */
+  if (type == GST_URI_SRC) {
+    g_assert_cmpint (gst_element_set_state (e, GST_STATE_READY), ==,
+        GST_STATE_CHANGE_SUCCESS);
+    g_assert_true (gst_uri_handler_set_uri (GST_URI_HANDLER (e), URI, &error));
+    g_assert_no_error (error);
+    gst_element_set_state (e, GST_STATE_NULL);
+  }
+  gst_object_unref (e);
+
+  /* A callee has no URI to give, and once it is set up takes none. */
+  e = gst_element_factory_make (factory_name, NULL);
+  g_object_set (e, "tor-control", "direct", NULL);
+  g_assert_null (gst_uri_handler_get_uri (GST_URI_HANDLER (e)));
+  g_assert_cmpint (gst_element_set_state (e, GST_STATE_PAUSED), !=,
+      GST_STATE_CHANGE_FAILURE);
+  g_assert_false (gst_uri_handler_set_uri (GST_URI_HANDLER (e), URI, &error));
+  g_assert_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_STATE);
+  g_clear_error (&error);
+  g_assert_null (gst_uri_handler_get_uri (GST_URI_HANDLER (e)));
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_object_unref (e);
+
+  g_assert_null (gst_element_make_from_uri (type,
+          "donar://" ONION ":5004?secret=0011", NULL, &error));
+  g_assert_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI);
+  g_assert_nonnull (strstr (error->message, "secret"));
+  g_clear_error (&error);
+}
+
+static void
+test_uri_handler (void)
+{
+  check_uri_handler (GST_URI_SRC, "donarsrc");
+  check_uri_handler (GST_URI_SINK, "donarsink");
+}
+
 static void
 push (GstElement * appsrc, const guint8 * data, gsize size)
 {
@@ -595,6 +672,7 @@ main (int argc, char **argv)
   int ret;
 
   g_test_add_func ("/donarsinksrc/properties", test_properties);
+  g_test_add_func ("/donarsinksrc/uri-handler", test_uri_handler);
   g_test_add_func ("/donarsinksrc/bad-buffers", test_bad_buffers);
   g_test_add_func ("/donarsinksrc/too-large", test_too_large);
   g_test_add_func ("/donarsinksrc/duplex-call", test_duplex_call);
