@@ -45,8 +45,9 @@ def parse_args(argv):
     p.add_argument("--tor-control", default="",
                    help="a running tor's (or donar-torsim's) ControlPort, or 'direct' "
                         "(no Tor, 127.0.0.1); default: the elements launch a tor")
-    p.add_argument("--policy", default="alternate",
-                   help="simple, torfone, alternate (default) or double-send")
+    p.add_argument("--policy", default="adaptive",
+                   help="simple, torfone, alternate, double-send or adaptive "
+                        "(default, as the elements')")
     p.add_argument("--security", default="default",
                    help="default or 1way, for a tor the elements launch")
     p.add_argument("--links", type=int, default=12, help="onion links (12)")
@@ -174,7 +175,8 @@ class Softphone:
                 pass
             if e.get_property("policy").value_nick != a.policy:
                 raise SystemExit("softphone: error: --policy: simple, torfone, "
-                                 "alternate or double-send, not %r" % a.policy)
+                                 "alternate, double-send or adaptive, not %r"
+                                 % a.policy)
             if e.get_property("security").value_nick != a.security:
                 raise SystemExit("softphone: error: --security: default, 2hop or "
                                  "1way, not %r" % a.security)

@@ -231,19 +231,28 @@ donar_delays_ack_age (const DonarDelays * delays, guint link, guint32 ack)
 }
 
 gint64
+donar_delays_least_round_trip (const DonarDelays * delays)
+{
+  gint64 round_trip = G_MAXINT64;
+
+  for (guint i = 0; i < delays->n_links; i++)
+    round_trip = MIN (round_trip, MIN (delays->links[i].round_trip_us[0],
+            delays->links[i].round_trip_us[1]));
+  return round_trip == G_MAXINT64 ? DONAR_DELAY_UNKNOWN : round_trip;
+}
+
+gint64
 donar_delays_in_flight_excess (const DonarDelays * delays, guint link,
     gint64 now)
 {
   const DonarLinkDelay *l = &delays->links[link];
-  gint64 round_trip = G_MAXINT64, news;
+  gint64 round_trip, news;
 
   if (l->n_in_flight == 0 || !delays->peer_clock_known ||
       offset (delays) == G_MAXINT64)
     return 0;
-  for (guint i = 0; i < delays->n_links; i++)
-    round_trip = MIN (round_trip, MIN (delays->links[i].round_trip_us[0],
-            delays->links[i].round_trip_us[1]));
-  if (round_trip == G_MAXINT64)
+  round_trip = donar_delays_least_round_trip (delays);
+  if (round_trip == DONAR_DELAY_UNKNOWN)
     return 0;
   /* The peer's newest message, on our clock as if it had come the fastest
    * way: when it left, our oldest frame on the link had not come out.

@@ -124,6 +124,10 @@ gint64 donar_delays_predict (const DonarDelays * delays, guint link,
  * least.  0 when nothing is overdue. */
 gint64 donar_delays_in_flight_excess (const DonarDelays * delays,
     guint link, gint64 now);
+/* The least round trip of our frames lately (sent on a link, acknowledged
+ * by a message on any link), or DONAR_DELAY_UNKNOWN: acknowledgements come
+ * only from a peer that sends ADAPTIVE's parts. */
+gint64 donar_delays_least_round_trip (const DonarDelays * delays);
 /* The link's base: the least delay seen on it lately, or
  * DONAR_DELAY_UNKNOWN. */
 gint64 donar_delays_floor (const DonarDelays * delays, guint link);

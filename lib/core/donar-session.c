@@ -501,6 +501,14 @@ donar_session_get_stats (const DonarSession * session,
   *stats = session->stats;
 }
 
+gint64
+donar_session_get_least_round_trip (const DonarSession * session)
+{
+  gint64 round_trip = donar_delays_least_round_trip (&session->delays);
+
+  return round_trip == DONAR_DELAY_UNKNOWN ? -1 : round_trip;
+}
+
 gboolean
 donar_session_get_link_stats (const DonarSession * session, guint link,
     DonarLinkStats * stats)

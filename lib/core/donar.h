@@ -207,6 +207,10 @@ gint64 donar_session_get_expiry (const DonarSession * session);
 
 void donar_session_get_stats (const DonarSession * session,
     DonarSessionStats * stats);
+/* The least round trip of our frames in the last 30 to 60 s, in µs: sent
+ * on a link, acknowledged on any.  -1 until an acknowledgement came (only
+ * a peer with the ADAPTIVE policy sends them). */
+gint64 donar_session_get_least_round_trip (const DonarSession * session);
 gboolean donar_session_get_link_stats (const DonarSession * session,
     guint link, DonarLinkStats * stats);
 /* How long the peer has been writing to the link with nothing coming out

@@ -493,9 +493,17 @@ donar_link_engine_get_link_stats (DonarLinkEngine * engine, guint index,
 gint64
 donar_link_engine_get_min_rtt (DonarLinkEngine * engine)
 {
-  gint64 best = -1;
+  gint64 best;
 
   g_mutex_lock (&engine->lock);
+  /* Measured on every frame acknowledged, where the open's one measure
+   * (HELLO to first reply) also holds whatever the circuit took to be
+   * ready behind a SOCKS reply that came early. */
+  best = donar_session_get_least_round_trip (engine->session);
+  if (best >= 0) {
+    g_mutex_unlock (&engine->lock);
+    return best;
+  }
   for (guint i = 0; i < engine->settings.config.n_links; i++) {
     DonarLink *link = &engine->links[i];
 

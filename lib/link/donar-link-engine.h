@@ -175,10 +175,11 @@ void donar_link_engine_get_stats (DonarLinkEngine * engine,
     DonarLinkEngineStats * stats);
 gboolean donar_link_engine_get_link_stats (DonarLinkEngine * engine,
     guint link, DonarLinkEngineLinkStats * stats);
-/* The least round-trip time of the open links, each measured as it opened
- * (the HELLOs: no message of its own on the wire), in µs; -1 if no open
- * link has one yet.  Half of it stands for the one-way delay of the
- * fastest path (donarsrc gives it to donarjitterbuffer). */
+/* The least round-trip time, in µs: of the frames acknowledged in the last
+ * 30 to 60 s (donar_session_get_least_round_trip) once there are any, else
+ * of the open links, each measured as it opened (HELLO to the first reply);
+ * -1 if neither is known yet.  Half of it stands for the one-way delay of
+ * the fastest path (donarsrc gives it to donarjitterbuffer). */
 gint64 donar_link_engine_get_min_rtt (DonarLinkEngine * engine);
 
 /* Caller: tor built or extended the circuit of the streams with this SOCKS

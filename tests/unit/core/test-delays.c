@@ -105,10 +105,12 @@ test_acknowledgements (void)
   donar_delays_on_send (&d, 2, 101, 5040 * MS);
   /* Nothing acknowledged yet: no round trip known, no excess. */
   g_assert_cmpint (donar_delays_in_flight_excess (&d, 2, 5100 * MS), ==, 0);
+  g_assert_cmpint (donar_delays_least_round_trip (&d), ==, DONAR_DELAY_UNKNOWN);
   /* The peer's message of 2200 (here at 5300, the fastest way) has frame
    * 100 from link 2: a round trip of 300 ms. */
   arrive (&d, 0, 501, 2200, 100);
   donar_delays_on_acks (&d, 100, ages, 3, 5300 * MS);
+  g_assert_cmpint (donar_delays_least_round_trip (&d), ==, 300 * MS);
   g_assert_cmpint (donar_delays_in_flight_excess (&d, 2, 5300 * MS), ==, 0);
   /* Its message of 2400 still lacks frame 101, sent at 5040: by 2400 +
    * 3100 = 5500 the link is 5500 - 5040 - 300 = 160 ms late, even if that
@@ -128,6 +130,8 @@ test_acknowledgements (void)
   arrive (&d, 0, 503, 2640, 100);
   donar_delays_on_acks (&d, 102, ages, 3, 5740 * MS);
   g_assert_cmpint (donar_delays_in_flight_excess (&d, 2, 5750 * MS), ==, 0);
+  /* Frame 101 took 700 ms: the least stays 300. */
+  g_assert_cmpint (donar_delays_least_round_trip (&d), ==, 300 * MS);
   /* What we say of our own: the newest frame of each link behind ack. */
   g_assert_cmpuint (donar_delays_ack_age (&d, 0, 505), ==, 2);
   g_assert_cmpuint (donar_delays_ack_age (&d, 1, 505), ==, 3);
