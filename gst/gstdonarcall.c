@@ -188,6 +188,12 @@ gst_donar_call_install_properties (GObjectClass * klass, guint first)
       g_param_spec_uint ("stats-interval", "Stats interval",
           "Post the stats in a donar-stats element message this often (ms); "
           "0: never", 0, G_MAXUINT, 0, flags));
+  g_object_class_install_property (klass,
+      first + GST_DONAR_CALL_PROP_ADDRESS_FILE,
+      g_param_spec_string ("address-file", "Address file",
+          "Callee: also write the call address and a newline to this file "
+          "(mode 0600, replaced atomically); ignored by a caller; empty: "
+          "none", NULL, flags));
 }
 
 void
@@ -203,6 +209,7 @@ gst_donar_call_client_init (GstDonarCallClient * client, GstElement * element)
   s->address = g_strdup ("");
   s->call = g_strdup ("");
   s->tor_control = g_strdup ("");
+  s->address_file = g_strdup ("");
   s->links = DEFAULT_LINKS;
   s->n1st = DEFAULT_N1ST;
   s->n2nd = DEFAULT_N2ND;
@@ -222,6 +229,8 @@ gst_donar_call_client_clear (GstDonarCallClient * client)
   donar_secret_free (client->settings.address);
   g_free (client->settings.call);
   g_free (client->settings.tor_control);
+  g_free (client->settings.address_file);
+  g_free (client->address_file);
   gst_structure_free (client->counters);
   g_mutex_clear (&client->stats_lock);
   g_cond_clear (&client->stats_cond);
@@ -301,6 +310,9 @@ gst_donar_call_client_set_property (GstDonarCallClient * client,
     case GST_DONAR_CALL_PROP_STATS_INTERVAL:
       s->stats_interval = g_value_get_uint (value);
       break;
+    case GST_DONAR_CALL_PROP_ADDRESS_FILE:
+      set_string (&s->address_file, value);
+      break;
     default:
       GST_OBJECT_UNLOCK (client->element);
       return FALSE;
@@ -366,6 +378,9 @@ gst_donar_call_client_get_property (GstDonarCallClient * client,
     case GST_DONAR_CALL_PROP_STATS_INTERVAL:
       g_value_set_uint (value, s->stats_interval);
       break;
+    case GST_DONAR_CALL_PROP_ADDRESS_FILE:
+      g_value_set_string (value, s->address_file);
+      break;
     default:
       GST_OBJECT_UNLOCK (client->element);
       return FALSE;
@@ -384,6 +399,23 @@ post_progress (GstDonarCallClient * client, GstProgressType type,
           "donar-call", text));
 }
 
+/* A file that cannot be written does not stop the call: the address is
+ * also in the donar-call-address message. */
+static void
+write_address_file (GstDonarCallClient * client, const gchar * address)
+{
+  GError *error = NULL;
+
+  if (client->address_file[0] == '\0')
+    return;
+  if (!donar_call_write_address_file (client->address_file, address, &error)) {
+    GST_ELEMENT_WARNING (client->element, RESOURCE, OPEN_WRITE,
+        ("Could not write the call address to \"%s\"; the call goes on.",
+            client->address_file), ("%s", error->message));
+    g_error_free (error);
+  }
+}
+
 static void
 client_ready (GstDonarCall * call, GstDonarCallClient * client)
 {
@@ -395,13 +427,16 @@ client_ready (GstDonarCall * call, GstDonarCallClient * client)
 
     post_progress (client, GST_PROGRESS_TYPE_COMPLETE, "call set up");
     /* Only the callee has an address to give; the caller's would only put
-     * its secret in the hands of whoever watches the bus. */
-    if (callee)
+     * its secret in the hands of whoever watches the bus.  The file before
+     * the message, so that whoever waits for the message finds it. */
+    if (callee) {
+      write_address_file (client, address);
       gst_element_post_message (element,
           gst_message_new_element (GST_OBJECT (element),
               gst_structure_new ("donar-call-address", "address",
                   G_TYPE_STRING, address, "callee", G_TYPE_BOOLEAN, TRUE,
                   NULL)));
+    }
     gst_element_post_message (element,
         gst_message_new_element (GST_OBJECT (element),
             gst_structure_new ("donar-ready", "callee", G_TYPE_BOOLEAN,
@@ -715,6 +750,8 @@ gst_donar_call_client_start (GstDonarCallClient * client)
   }
   g_mutex_unlock (&registry_lock);
   interval = s->stats_interval;
+  g_free (client->address_file);
+  client->address_file = g_strdup (s->address_file);
   GST_OBJECT_UNLOCK (element);
   g_free (key);
 

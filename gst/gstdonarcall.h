@@ -36,6 +36,7 @@ typedef struct
   DonarTorSecurity security;
   gboolean client_auth;
   guint stats_interval;         /* ms */
+  gchar *address_file;          /* callee; "": none */
 } GstDonarCallSettings;
 
 typedef struct _GstDonarCall GstDonarCall;
@@ -59,6 +60,9 @@ struct _GstDonarCallClient
   GCond stats_cond;
   gboolean stats_stop;
   guint stats_interval_ms;
+  /* The address-file setting at start: the call's file, whatever happens
+   * to the property after. */
+  gchar *address_file;
   GstDonarCallClientEventFunc on_event;
   GstDonarCallClientReadyFunc on_ready;
   /* Element counters for the stats, under the object lock. */
@@ -84,6 +88,7 @@ enum
   GST_DONAR_CALL_PROP_CLIENT_AUTH,
   GST_DONAR_CALL_PROP_STATS,
   GST_DONAR_CALL_PROP_STATS_INTERVAL,
+  GST_DONAR_CALL_PROP_ADDRESS_FILE,
   GST_DONAR_CALL_N_PROPS,
 };
 

@@ -29,6 +29,7 @@ import json
 import os
 import signal
 import sys
+import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
@@ -98,13 +99,26 @@ def fail(text):
     print("softphone: error: " + text, file=sys.stderr, flush=True)
 
 
-def write_address_file(path, address):
-    # Written whole then renamed, not readable by others: it is a secret.
-    tmp = path + ".tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(address + "\n")
-    os.replace(tmp, path)
+def link_stats(stats):
+    """The `links` of an element's stats as dicts.  The field is a
+    GstValueArray, which PyGObject cannot read without gst-python's overrides
+    (stats.get_value("links"): TypeError: unknown type GstValueArray);
+    Gst.Structure.get_array () gives it as a GValueArray, which it can."""
+    if stats is None:
+        return []
+    ok, array = stats.get_array("links")
+    if not ok:
+        return []
+    with warnings.catch_warnings():
+        # GValueArray is deprecated in GLib, but it is what get_array gives.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        entries = [array.get_nth(i) for i in range(array.n_values)]
+    links = []
+    for link in entries:
+        _, index = link.get_uint("index")
+        links.append({"index": index, "state": link.get_string("state"),
+                      "group": link.get_string("group")})
+    return links
 
 
 class Softphone:
@@ -167,6 +181,9 @@ class Softphone:
             else:
                 e.set_property("callee", True)
             e.set_property("tor-control", a.tor_control)
+            if a.address_file and name == "sink":
+                # One writer is enough: every element of the call has the address.
+                e.set_property("address-file", a.address_file)
             e.set_property("links", a.links)
             try:
                 Gst.util_set_object_arg(e, "policy", a.policy)
@@ -275,8 +292,6 @@ class Softphone:
                 address = s.get_string("address")
                 if self.args.role == "callee":
                     print("ADDRESS=" + address, flush=True)
-                    if self.args.address_file:
-                        write_address_file(self.args.address_file, address)
                     say("give the caller this address (a secret: whoever has it can call)")
             elif s.get_name() == "donar-ready" and not self.ready:
                 self.ready = True
@@ -312,6 +327,7 @@ class Softphone:
             "frames_lost": u64(jb, "lost"),
             "jitterbuffer_latency_ms": jb_latency,
             "links_up": links_up,
+            "links": link_stats(sink),
         }
 
     def run(self):

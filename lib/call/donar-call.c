@@ -499,6 +499,21 @@ donar_call_get_address (DonarCall * call)
   return call->address;
 }
 
+gboolean
+donar_call_write_address_file (const gchar * path, const gchar * address,
+    GError ** error)
+{
+  gchar *text = g_strconcat (address, "\n", NULL);
+  gboolean ok;
+
+  /* The address lets anyone call: not for other users' eyes.  Written
+   * whole then renamed, so a reader never sees half of it. */
+  ok = g_file_set_contents_full (path, text, -1,
+      G_FILE_SET_CONTENTS_CONSISTENT, 0600, error);
+  donar_secret_free (text);
+  return ok;
+}
+
 DonarLinkEngine *
 donar_call_get_engine (DonarCall * call)
 {

@@ -99,6 +99,11 @@ DonarCall *donar_call_start (const DonarCallOptions * options,
 /* Callee: the address to give the caller (a secret: whoever has it can
  * call).  Caller: the address dialed. */
 const gchar *donar_call_get_address (DonarCall * call);
+/* Writes the address and a newline to path, for the caller's side to read
+ * (donar-call --address-file, the elements' address-file): mode 0600, and
+ * atomically (a file in path's directory, then renamed over path). */
+gboolean donar_call_write_address_file (const gchar * path,
+    const gchar * address, GError ** error);
 DonarLinkEngine *donar_call_get_engine (DonarCall * call);
 /* The tor the call uses (launched or given); 0 when direct. */
 guint16 donar_call_get_tor_control_port (DonarCall * call);

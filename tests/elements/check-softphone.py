@@ -2,13 +2,17 @@
 """The test of pipelines/softphone.py (suite elements): a callee and a caller
 softphone, two processes, over donar-torsim, each sending a WAV file (a tone
 of its own) and writing what it hears to a WAV file.  Checks that both ends
-heard the other's tone for about the call's length.
+heard the other's tone for about the call's length, and that each read the
+per-link stats (the `links` array, which PyGObject reads only through
+Gst.Structure.get_array without gst-python's overrides) into its --json
+summary.
 
 Usage: check-softphone.py BUILD_DIR SOURCE_DIR
 
 Every process it starts (donar-torsim, the two softphones) is stopped by its
 PID, whatever happens."""
 
+import json
 import math
 import os
 import signal
@@ -19,6 +23,7 @@ import time
 import wave
 
 SECONDS = 4           # of call at each end, from its first audio
+LINKS = 12            # softphone.py's default
 INPUT_SECONDS = 30    # the inputs outlast the setup and the call
 RATE = 48000
 TONES = {"callee": 440.0, "caller": 660.0}
@@ -117,6 +122,22 @@ def main():
                     ok = False
                     print("FAIL %s exited %d" % (role, p.returncode))
                     sys.stdout.write(open(files[role][2]).read())
+
+            for role in ("callee", "caller"):
+                lines = outs[role].strip().splitlines()
+                try:
+                    links = json.loads(lines[-1])["links"]
+                except (IndexError, ValueError, KeyError) as e:
+                    links = []
+                    print("# %s: no links in the JSON summary (%s)" % (role, e))
+                good = (len(links) == LINKS and
+                        [l["index"] for l in links] == list(range(LINKS)) and
+                        all(l["state"] in ("up", "down") for l in links))
+                print(("ok   " if good else "FAIL ") +
+                      "%s: %d per-link stats entries read (%s up)"
+                      % (role, len(links),
+                         sum(1 for l in links if l.get("state") == "up")))
+                ok = ok and good
 
             for role, other in (("callee", "caller"), ("caller", "callee")):
                 out = files[role][1]

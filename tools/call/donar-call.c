@@ -155,20 +155,6 @@ links_up (Status * status)
   return n;
 }
 
-static gboolean
-write_address_file (const gchar * path, const gchar * address, GError ** error)
-{
-  gchar *text = g_strconcat (address, "\n", NULL);
-  gboolean ok;
-
-  /* The address lets anyone call: not for other users' eyes.  Written
-   * whole then renamed, so a reader never sees half of it. */
-  ok = g_file_set_contents_full (path, text, -1,
-      G_FILE_SET_CONTENTS_CONSISTENT, 0600, error);
-  donar_secret_free (text);
-  return ok;
-}
-
 /* `caller -`: the address from the first line of standard input, so that
  * it is not on the command line, which any local user can read
  * (/proc/PID/cmdline).  Wipes what it read; the result is the caller's to
@@ -627,7 +613,7 @@ main (int argc, char **argv)
     if (!o.quiet)
       g_printerr ("donar-call: call address: %s\n",
           donar_call_get_address (call));
-    if (o.address_file && !write_address_file (o.address_file,
+    if (o.address_file && !donar_call_write_address_file (o.address_file,
             donar_call_get_address (call), &error)) {
       g_printerr ("donar-call: %s\n", error->message);
       g_error_free (error);
