@@ -41,6 +41,11 @@ struct _GstDonarCall
   DonarCallOptions options;
   gchar *address;
   guint n_links;
+  /* Under lock, from the engine's events; also read atomically by the
+   * streaming threads. */
+  gint links_up;
+  /* donar-ready was posted (under lock). */
+  gboolean ready;
   GCancellable *cancellable;
   GThread *thread;
 };
@@ -417,19 +422,50 @@ write_address_file (GstDonarCallClient * client, const gchar * address)
 }
 
 static void
+post_links (GstDonarCall * call, GstDonarCallClient * client)
+{
+  gst_element_post_message (client->element,
+      gst_message_new_element (GST_OBJECT (client->element),
+          gst_structure_new ("donar-links", "links-up", G_TYPE_UINT,
+              (guint) call->links_up, "links", G_TYPE_UINT, call->n_links,
+              NULL)));
+}
+
+/* donar-ready promises that frames will be carried.  A callee is ready
+ * once it can be called (its address posted): its caller needs nothing
+ * more to dial.  A caller is ready once a link is up: before, whatever it
+ * sends is lost, and over Tor the links take seconds to open. */
+static gboolean
+call_is_ready (GstDonarCall * call)
+{
+  return call->call && (call->options.role == DONAR_ROLE_CALLEE ||
+      call->links_up > 0);
+}
+
+static void
+post_ready (GstDonarCall * call, GstDonarCallClient * client)
+{
+  gst_element_post_message (client->element,
+      gst_message_new_element (GST_OBJECT (client->element),
+          gst_structure_new ("donar-ready", "callee", G_TYPE_BOOLEAN,
+              call->options.role == DONAR_ROLE_CALLEE, NULL)));
+  if (client->on_ready)
+    client->on_ready (client);
+}
+
+static void
 client_ready (GstDonarCall * call, GstDonarCallClient * client)
 {
   GstElement *element = client->element;
 
   if (call->call) {
     const gchar *address = donar_call_get_address (call->call);
-    gboolean callee = call->options.role == DONAR_ROLE_CALLEE;
 
     post_progress (client, GST_PROGRESS_TYPE_COMPLETE, "call set up");
     /* Only the callee has an address to give; the caller's would only put
      * its secret in the hands of whoever watches the bus.  The file before
      * the message, so that whoever waits for the message finds it. */
-    if (callee) {
+    if (call->options.role == DONAR_ROLE_CALLEE) {
       write_address_file (client, address);
       gst_element_post_message (element,
           gst_message_new_element (GST_OBJECT (element),
@@ -437,12 +473,8 @@ client_ready (GstDonarCall * call, GstDonarCallClient * client)
                   G_TYPE_STRING, address, "callee", G_TYPE_BOOLEAN, TRUE,
                   NULL)));
     }
-    gst_element_post_message (element,
-        gst_message_new_element (GST_OBJECT (element),
-            gst_structure_new ("donar-ready", "callee", G_TYPE_BOOLEAN,
-                callee, NULL)));
-    if (client->on_ready)
-      client->on_ready (client);
+    if (call_is_ready (call))
+      post_ready (call, client);
   } else if (call->error &&
       !g_error_matches (call->error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
     post_progress (client, GST_PROGRESS_TYPE_ERROR, call->error->message);
@@ -468,8 +500,17 @@ static void
 on_event (const DonarLinkEvent * event, gpointer user_data)
 {
   GstDonarCall *call = user_data;
+  gboolean links_changed, now_ready;
 
   g_mutex_lock (&call->lock);
+  /* An event tells the number after every change of its batch: two
+   * events may say the same number, which is then posted once. */
+  links_changed = (guint) call->links_up != event->links_up;
+  g_atomic_int_set (&call->links_up, event->links_up);
+  /* Before the call is set up the elements have no engine yet: setup_thread
+   * posts donar-ready then. */
+  now_ready = !call->ready && call_is_ready (call);
+  call->ready |= now_ready;
   for (GList * l = call->clients; l; l = l->next) {
     GstDonarCallClient *client = l->data;
     GstElement *element = client->element;
@@ -498,6 +539,10 @@ on_event (const DonarLinkEvent * event, gpointer user_data)
     }
     if (client->on_event)
       client->on_event (client, event);
+    if (links_changed)
+      post_links (call, client);
+    if (now_ready)
+      post_ready (call, client);
   }
   g_mutex_unlock (&call->lock);
 }
@@ -534,6 +579,7 @@ setup_thread (gpointer user_data)
   call->call = c;
   call->error = error;
   call->done = TRUE;
+  call->ready = call_is_ready (call);
   for (GList * l = call->clients; l; l = l->next)
     client_ready (call, l->data);
   g_mutex_unlock (&call->lock);
@@ -766,6 +812,9 @@ gst_donar_call_client_start (GstDonarCallClient * client)
 
   g_mutex_lock (&call->lock);
   call->clients = g_list_append (call->clients, client);
+  /* A late element hears what the others heard: the links up now. */
+  if (call->links_up > 0)
+    post_links (call, client);
   if (call->done)
     client_ready (call, client);
   else
@@ -831,6 +880,25 @@ gst_donar_call_client_get_engine (GstDonarCallClient * client)
   return client->call ? call_get_engine (client->call) : NULL;
 }
 
+guint
+gst_donar_call_client_get_links_up (GstDonarCallClient * client)
+{
+  return client->call ? (guint) g_atomic_int_get (&client->call->links_up) : 0;
+}
+
+gboolean
+gst_donar_call_client_is_ready (GstDonarCallClient * client)
+{
+  gboolean ready;
+
+  if (client->call == NULL)
+    return FALSE;
+  g_mutex_lock (&client->call->lock);
+  ready = client->call->ready;
+  g_mutex_unlock (&client->call->lock);
+  return ready;
+}
+
 void
 gst_donar_call_client_count (GstDonarCallClient * client, const gchar * counter)
 {
@@ -866,8 +934,13 @@ gst_donar_call_client_get_stats (GstDonarCallClient * client)
 
   engine = call ? call_get_engine (call) : NULL;
   if (engine) {
+    gboolean ready;
+
+    g_mutex_lock (&call->lock);
+    ready = call->ready;
+    g_mutex_unlock (&call->lock);
     donar_link_engine_get_stats (engine, &st);
-    gst_structure_set (s, "ready", G_TYPE_BOOLEAN, TRUE,
+    gst_structure_set (s, "ready", G_TYPE_BOOLEAN, ready,
         "links-up", G_TYPE_UINT, st.links_up,
         "frames-sent", G_TYPE_UINT64, st.session.frames_sent,
         "frames-unsent", G_TYPE_UINT64, st.session.frames_unsent,

@@ -42,8 +42,8 @@ typedef struct
 typedef struct _GstDonarCall GstDonarCall;
 typedef struct _GstDonarCallClient GstDonarCallClient;
 
-/* Called on the engine's thread (events) or the setup thread (ready):
- * must not block. */
+/* Called on the engine's thread (events; a caller's ready, which waits
+ * for its first link) or the setup thread (ready): must not block. */
 typedef void (*GstDonarCallClientEventFunc) (GstDonarCallClient * client,
     const DonarLinkEvent * event);
 typedef void (*GstDonarCallClientReadyFunc) (GstDonarCallClient * client);
@@ -109,6 +109,11 @@ gboolean gst_donar_call_client_start (GstDonarCallClient * client);
 void gst_donar_call_client_stop (GstDonarCallClient * client);
 /* The engine once the call is set up, or NULL; valid until stop. */
 DonarLinkEngine *gst_donar_call_client_get_engine (GstDonarCallClient * client);
+/* Whether donar-ready was posted: a callee set up, a caller with a link
+ * up. */
+gboolean gst_donar_call_client_is_ready (GstDonarCallClient * client);
+/* The links up, as the engine's last event told. */
+guint gst_donar_call_client_get_links_up (GstDonarCallClient * client);
 /* Adds one to an element counter (a guint64 field of the stats). */
 void gst_donar_call_client_count (GstDonarCallClient * client,
     const gchar * counter);

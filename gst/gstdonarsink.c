@@ -11,8 +11,12 @@
  *
  * The call is set up in a thread of its own (a launched tor takes seconds
  * to bootstrap) while progress messages tell how it goes; buffers that
- * come before the call is ready are dropped and counted.  A
- * `donar-ready` element message says when it is.
+ * come before the call is ready are dropped and counted in
+ * `dropped-not-ready`.  A `donar-ready` element message says when it is:
+ * the callee once it can be called, the caller once its first link is up.
+ * `donar-links` messages tell each change in the number of links up; a
+ * buffer that comes while none is up is dropped and counted in
+ * `dropped-no-link`, never in `buffers-sent`.
  *
  * A buffer larger than a DONAR frame (one Tor cell: 402 bytes with the
  * default policy) is dropped and counted in `buffers-too-large`, with an
@@ -325,7 +329,7 @@ gst_donar_sink_render (GstBaseSink * sink, GstBuffer * buffer)
   gsize max_frame;
   gint64 now;
 
-  if (engine == NULL) {
+  if (engine == NULL || !gst_donar_call_client_is_ready (&self->client)) {
     GST_LOG_OBJECT (self, "call not ready: buffer dropped");
     gst_donar_call_client_count (&self->client, "dropped-not-ready");
     return GST_FLOW_OK;
@@ -347,6 +351,15 @@ gst_donar_sink_render (GstBaseSink * sink, GstBuffer * buffer)
   max_frame = donar_link_engine_get_max_frame (engine);
   if (map.size > max_frame) {
     drop_too_large (self, map.size, max_frame, now);
+    goto done;
+  }
+
+  /* The engine takes a frame with no link up, and loses it (its
+   * frames-unsent): buffers-sent would lie.  A link that closes after this
+   * look and before the engine's thread sends is the one loss left. */
+  if (gst_donar_call_client_get_links_up (&self->client) == 0) {
+    GST_LOG_OBJECT (self, "no link up: buffer dropped");
+    gst_donar_call_client_count (&self->client, "dropped-no-link");
     goto done;
   }
 

@@ -296,7 +296,7 @@ class Softphone:
             elif s.get_name() == "donar-ready" and not self.ready:
                 self.ready = True
                 say("call set up; %s" % ("waiting for the caller" if self.args.role == "callee"
-                                          else "links opening"))
+                                          else "a link is up"))
 
     def stats(self):
         def u64(structure, field):

@@ -78,6 +78,19 @@ elements_test_wait_message (GstElement * pipeline, const gchar * name,
   return found;
 }
 
+GstStructure *
+elements_test_get_stats (GstElement * pipeline, const gchar * name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
+  GstStructure *stats = NULL;
+
+  g_assert_nonnull (e);
+  g_object_get (e, "stats", &stats, NULL);
+  gst_object_unref (e);
+  g_assert_nonnull (stats);
+  return stats;
+}
+
 gboolean
 elements_test_torsim_start (ElementsTestTorsim * torsim, const gchar * name)
 {

@@ -19,6 +19,11 @@ int elements_test_finish (int ret, gboolean check_leaks);
 GstMessage *elements_test_wait_message (GstElement * pipeline,
     const gchar * name, GstClockTime timeout);
 
+/* The stats property of the element called name in pipeline (the caller
+ * frees it); fails the test if it has none. */
+GstStructure *elements_test_get_stats (GstElement * pipeline,
+    const gchar * name);
+
 /* A donar-torsim of $DONAR_TORSIM on free ports (--publish-ms 500): its
  * process, and its control port in *control; NULL (the test skipped) when
  * DONAR_TORSIM is not set. */

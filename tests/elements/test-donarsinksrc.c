@@ -81,18 +81,6 @@ make_end (const gchar * call, const gchar * tor_control,
   return pipeline;
 }
 
-static GstStructure *
-get_stats (GstElement * pipeline, const gchar * name)
-{
-  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
-  GstStructure *stats = NULL;
-
-  g_object_get (e, "stats", &stats, NULL);
-  gst_object_unref (e);
-  g_assert_nonnull (stats);
-  return stats;
-}
-
 static guint64
 stats_uint64 (const GstStructure * s, const gchar * field)
 {
@@ -188,12 +176,12 @@ run_duplex_call (const gchar * tor_control, gint frames,
   g_assert_cmpuint (stats_messages, >, 0);
 
   /* One call per name: the sink and the src see the same links. */
-  stats = get_stats (caller, "sink");
+  stats = elements_test_get_stats (caller, "sink");
   check_link_stats (stats);
   g_assert_cmpuint (stats_uint64 (stats, "buffers-sent"), >=, frames);
   g_assert_cmpuint (stats_uint64 (stats, "caps-frames-sent"), >, 0);
   gst_structure_free (stats);
-  stats = get_stats (callee, "src");
+  stats = elements_test_get_stats (callee, "src");
   check_link_stats (stats);
   g_assert_cmpuint (stats_uint64 (stats, "buffers-received"), >=, frames);
   g_assert_cmpuint (stats_uint64 (stats, "caps-frames-received"), >, 0);
@@ -426,7 +414,7 @@ test_bad_buffers (void)
   push (in, data, sizeof data);
   deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
   for (;;) {
-    stats = get_stats (pipeline, "sink");
+    stats = elements_test_get_stats (pipeline, "sink");
     if (stats_uint64 (stats, "dropped-not-rtp") == 1 ||
         g_get_monotonic_time () > deadline)
       break;
@@ -625,7 +613,7 @@ test_too_large (void)
   g_assert_nonnull (strstr (warnings->pdata[0], "A buffer of 403 bytes"));
   g_assert_nonnull (strstr (warnings->pdata[0], "at most 402 bytes"));
   g_assert_nonnull (strstr (warnings->pdata[0], "opusenc bitrate=32000"));
-  stats = get_stats (caller, "sink");
+  stats = elements_test_get_stats (caller, "sink");
   g_assert_cmpuint (stats_uint64 (stats, "buffers-too-large"), ==, 3);
   g_assert_cmpuint (stats_uint64 (stats, "buffers-sent"), ==, warm_up + 23);
   g_assert_cmpuint (stats_uint64 (stats, "dropped-not-rtp"), ==, 0);
@@ -652,7 +640,7 @@ test_too_large (void)
   g_assert_nonnull (strstr (warnings->pdata[1], "3 more buffers"));
   g_assert_nonnull (strstr (warnings->pdata[1], "at most 402 bytes"));
   g_assert_nonnull (strstr (warnings->pdata[1], "the largest 600"));
-  stats = get_stats (caller, "sink");
+  stats = elements_test_get_stats (caller, "sink");
   g_assert_cmpuint (stats_uint64 (stats, "buffers-too-large"), ==, 4);
   g_assert_cmpuint (stats_uint64 (stats, "buffers-sent"), ==, warm_up + 24);
   gst_structure_free (stats);
