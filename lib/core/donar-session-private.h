@@ -57,6 +57,9 @@ struct _DonarSession
   guint32 peer_epoch;
   gboolean peer_previous_epoch_known;
   guint32 peer_previous_epoch;
+  /* The peer's messages carry ADAPTIVE's parts, acknowledgements among
+   * them. */
+  gboolean peer_acknowledges;
   DonarReceiver receiver;
   DonarMonitor monitor;
   DonarFramer framers[DONAR_MAX_LINKS];

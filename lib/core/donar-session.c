@@ -261,6 +261,7 @@ check_epoch (DonarSession * session, guint32 epoch)
     donar_receiver_reset (&session->receiver);
     donar_monitor_forget_expected (&session->monitor);
     donar_delays_forget_peer (&session->delays);
+    session->peer_acknowledges = FALSE;
   }
   session->peer_epoch = epoch;
   session->peer_epoch_known = TRUE;
@@ -345,6 +346,8 @@ handle_data (DonarSession * session, guint link, const guint8 * data,
   donar_paths_set_peer (&session->paths, message.paths, message.n_scores);
   donar_delays_on_acks (&session->delays, message.ack, message.acked,
       message.n_scores, now);
+  if (message.parts & DONAR_WIRE_PART_ADAPTIVE)
+    session->peer_acknowledges = TRUE;
   donar_monitor_on_arrival (&session->monitor, message.seq, link, out_of_order);
   donar_monitor_set_remote (&session->monitor, message.scores,
       message.n_scores, now);
@@ -499,6 +502,12 @@ donar_session_get_stats (const DonarSession * session,
     DonarSessionStats * stats)
 {
   *stats = session->stats;
+}
+
+gboolean
+donar_session_peer_acknowledges (const DonarSession * session)
+{
+  return session->peer_acknowledges;
 }
 
 gint64

@@ -211,6 +211,9 @@ void donar_session_get_stats (const DonarSession * session,
  * on a link, acknowledged on any.  -1 until an acknowledgement came (only
  * a peer with the ADAPTIVE policy sends them). */
 gint64 donar_session_get_least_round_trip (const DonarSession * session);
+/* Whether the peer's messages carry acknowledgements (its policy is
+ * ADAPTIVE): then a round trip will come from them. */
+gboolean donar_session_peer_acknowledges (const DonarSession * session);
 gboolean donar_session_get_link_stats (const DonarSession * session,
     guint link, DonarLinkStats * stats);
 /* How long the peer has been writing to the link with nothing coming out

@@ -270,6 +270,45 @@ test_frames_both_ways (void)
   endpoint_clear (&callee);
 }
 
+/* A peer with ADAPTIVE acknowledges our frames: the least round trip comes
+ * from them.  In run_call the caller sends first at each instant and the
+ * links take no time: the callee's message of the same instant
+ * acknowledges the caller's frame (0 ms), the caller's next one, 40 ms
+ * later, the callee's.  A peer with one of the paper's policies sends no
+ * acknowledgements. */
+static void
+test_round_trip_from_acknowledgements (void)
+{
+  const DonarPolicy policies[] = { DONAR_POLICY_ADAPTIVE,
+    DONAR_POLICY_ALTERNATE
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (policies); i++) {
+    gboolean adaptive = policies[i] == DONAR_POLICY_ADAPTIVE;
+    DonarConfig config;
+    Endpoint caller, callee;
+    guint sent[2] = { 0, 0 };
+
+    donar_config_init (&config);
+    config.policy = policies[i];
+    pair_init (&caller, &callee, &config);
+    g_assert_false (donar_session_peer_acknowledges (caller.session));
+    g_assert_cmpint (donar_session_get_least_round_trip (caller.session), ==,
+        -1);
+    run_call (&caller, &callee, 10, sent);
+    g_assert_cmpint (donar_session_peer_acknowledges (caller.session), ==,
+        adaptive);
+    g_assert_cmpint (donar_session_peer_acknowledges (callee.session), ==,
+        adaptive);
+    g_assert_cmpint (donar_session_get_least_round_trip (caller.session), ==,
+        adaptive ? 0 : -1);
+    g_assert_cmpint (donar_session_get_least_round_trip (callee.session), ==,
+        adaptive ? FRAME_US : -1);
+    endpoint_clear (&caller);
+    endpoint_clear (&callee);
+  }
+}
+
 /* The copy of a frame never travels on a link its first copy took: every
  * policy, links failing and coming back, groups changing every window. */
 static void
@@ -682,6 +721,8 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/session/frames-both-ways", test_frames_both_ways);
+  g_test_add_func ("/session/round-trip-from-acknowledgements",
+      test_round_trip_from_acknowledgements);
   g_test_add_func ("/session/copy-never-on-the-same-link",
       test_copy_never_on_the_same_link);
   g_test_add_func ("/session/lost-frame-recovered-by-piggyback",
