@@ -175,11 +175,12 @@ void donar_link_engine_get_stats (DonarLinkEngine * engine,
     DonarLinkEngineStats * stats);
 gboolean donar_link_engine_get_link_stats (DonarLinkEngine * engine,
     guint link, DonarLinkEngineLinkStats * stats);
-/* The least round-trip time, in µs: of the frames acknowledged in the last
- * 30 to 60 s (donar_session_get_least_round_trip) once there are any, else
- * of the open links, each measured as it opened (HELLO to the first reply);
- * -1 if neither is known yet.  Half of it stands for the one-way delay of
- * the fastest path (donarsrc gives it to donarjitterbuffer). */
+/* The least round-trip time, in µs.  From a peer that acknowledges our
+ * frames (donar_session_peer_acknowledges): that of the frames it
+ * acknowledged in the last 30 to 60 s, -1 until it has.  From another
+ * peer: that of the open links, each measured as it opened (HELLO to the
+ * first reply), -1 until one has.  Half of it stands for the one-way delay
+ * of the fastest path (donarsrc gives it to donarjitterbuffer). */
 gint64 donar_link_engine_get_min_rtt (DonarLinkEngine * engine);
 
 /* Caller: tor built or extended the circuit of the streams with this SOCKS
