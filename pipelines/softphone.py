@@ -312,9 +312,12 @@ class Softphone:
             ok, v = sink.get_uint("links-up")
             links_up = v if ok else 0
         jb_latency = 0
+        base_delay = -1.0
         if jb is not None:
             ok, v = jb.get_uint("latency")
             jb_latency = v if ok else 0
+            ok, v = jb.get_double("base-delay")
+            base_delay = round(v, 1) if ok else -1.0
         seconds = 0.0
         if self.first_audio is not None:
             seconds = (GLib.get_monotonic_time() - self.first_audio) / 1e6
@@ -326,6 +329,7 @@ class Softphone:
             "frames_late": u64(jb, "late"),
             "frames_lost": u64(jb, "lost"),
             "jitterbuffer_latency_ms": jb_latency,
+            "base_delay_ms": base_delay,
             "links_up": links_up,
             "links": link_stats(sink),
         }
