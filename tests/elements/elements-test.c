@@ -91,6 +91,21 @@ elements_test_get_stats (GstElement * pipeline, const gchar * name)
   return stats;
 }
 
+gchar *
+elements_test_wait_address (GstElement * pipeline, GstClockTime timeout)
+{
+  GstMessage *msg = elements_test_wait_message (pipeline,
+      "donar-call-address", timeout);
+  gchar *address;
+
+  g_assert_nonnull (msg);
+  address = g_strdup (gst_structure_get_string (gst_message_get_structure
+          (msg), "address"));
+  gst_message_unref (msg);
+  g_assert_nonnull (address);
+  return address;
+}
+
 gboolean
 elements_test_torsim_start (ElementsTestTorsim * torsim, const gchar * name)
 {

@@ -18,6 +18,10 @@ int elements_test_finish (int ret, gboolean check_leaks);
  * unrefs it), or NULL; an error message on the way fails the test. */
 GstMessage *elements_test_wait_message (GstElement * pipeline,
     const gchar * name, GstClockTime timeout);
+/* The address of the callee's donar-call-address message on pipeline's bus
+ * within timeout (the caller frees it); the test fails without one. */
+gchar *elements_test_wait_address (GstElement * pipeline,
+    GstClockTime timeout);
 
 /* The stats property of the element called name in pipeline (the caller
  * frees it); fails the test if it has none. */

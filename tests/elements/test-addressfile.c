@@ -44,22 +44,6 @@ stop (GstElement * pipeline)
   gst_object_unref (pipeline);
 }
 
-/* The address of the pipeline's donar-call-address message. */
-static gchar *
-posted_address (GstElement * pipeline)
-{
-  GstMessage *msg = elements_test_wait_message (pipeline,
-      "donar-call-address", SETUP_TIMEOUT);
-  gchar *address;
-
-  g_assert_nonnull (msg);
-  address = g_strdup (gst_structure_get_string (gst_message_get_structure
-          (msg), "address"));
-  gst_message_unref (msg);
-  g_assert_nonnull (address);
-  return address;
-}
-
 static guint
 links_up (GstElement * element)
 {
@@ -89,7 +73,7 @@ test_written (void)
 
   g_assert_nonnull (dir);
   callee = launch_callee (path);
-  address = posted_address (callee);
+  address = elements_test_wait_address (callee, SETUP_TIMEOUT);
 
   /* Written before the message is posted. */
   g_file_get_contents (path, &contents, NULL, &error);

@@ -260,7 +260,6 @@ run_call (const gchar * tor_control, gdouble base[2], gdouble one_way[2])
 {
   GstElement *ends[2];
   Times times[2];
-  GstMessage *msg;
   gchar *address;
   gint64 deadline;
   gboolean upstream[2] = { FALSE, FALSE };
@@ -275,12 +274,7 @@ run_call (const gchar * tor_control, gdouble base[2], gdouble one_way[2])
   watch (ends[0], "src", "src", &times[0], times[0].received);
   g_assert_cmpint (gst_element_set_state (ends[0], GST_STATE_PLAYING), !=,
       GST_STATE_CHANGE_FAILURE);
-  msg = elements_test_wait_message (ends[0], "donar-call-address",
-      20 * GST_SECOND);
-  g_assert_nonnull (msg);
-  address = g_strdup (gst_structure_get_string (gst_message_get_structure
-          (msg), "address"));
-  gst_message_unref (msg);
+  address = elements_test_wait_address (ends[0], 20 * GST_SECOND);
   ends[1] = make_end ("caller", tor_control, address);
   watch (ends[1], "sink", "sink", &times[1], times[1].sent);
   watch (ends[1], "src", "src", &times[1], times[1].received);

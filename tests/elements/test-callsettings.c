@@ -30,17 +30,11 @@ launch (const gchar * description)
 static gchar *
 callee_address (GstElement * pipeline)
 {
-  GstMessage *msg;
   gchar *address;
 
   g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
       GST_STATE_CHANGE_FAILURE);
-  msg = elements_test_wait_message (pipeline, "donar-call-address",
-      SETUP_TIMEOUT);
-  g_assert_nonnull (msg);
-  address = g_strdup (gst_structure_get_string (gst_message_get_structure
-          (msg), "address"));
-  gst_message_unref (msg);
+  address = elements_test_wait_address (pipeline, SETUP_TIMEOUT);
   g_assert_true (g_str_has_prefix (address, "donar://127.0.0.1:"));
   return address;
 }

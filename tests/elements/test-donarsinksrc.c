@@ -551,12 +551,7 @@ test_too_large (void)
   gst_object_unref (out);
   g_assert_cmpint (gst_element_set_state (callee, GST_STATE_PLAYING), !=,
       GST_STATE_CHANGE_FAILURE);
-  msg = elements_test_wait_message (callee, "donar-call-address",
-      SETUP_TIMEOUT);
-  g_assert_nonnull (msg);
-  address = g_strdup (gst_structure_get_string (gst_message_get_structure
-          (msg), "address"));
-  gst_message_unref (msg);
+  address = elements_test_wait_address (callee, SETUP_TIMEOUT);
 
   desc = g_strdup_printf ("appsrc name=in is-live=true format=time "
       "caps=\"" RTP_CAPS "\" ! donarsink name=sink sync=false "
