@@ -131,8 +131,24 @@ donar_error_to_string (DonarError error)
       return "link of the peer's previous session";
     case DONAR_ERROR_STREAM_BROKEN:
       return "link stream broken by an earlier error";
+    case DONAR_ERROR_CALL_ENDED:
+      return "the call has ended";
   }
   return "unknown error";
+}
+
+const char *
+donar_bye_reason_to_string (DonarByeReason reason)
+{
+  switch (reason) {
+    case DONAR_BYE_HUNG_UP:
+      return "hung up";
+    case DONAR_BYE_FAILED:
+      return "its application failed";
+    case DONAR_BYE_UNKNOWN:
+      break;
+  }
+  return "no reason given";
 }
 
 static const char *policy_names[] = {

@@ -66,6 +66,11 @@ struct _DonarSession
   gboolean authenticated[DONAR_MAX_LINKS];
   guint32 link_epoch[DONAR_MAX_LINKS];
 
+  /* BYE sent or received: no frame goes out after it. */
+  gboolean ended;
+  gboolean ended_by_peer;
+  DonarByeReason end_reason;
+
   gint64 next_window;
   gint32 scores[DONAR_MAX_LINKS];
   DonarLinkCounters links[DONAR_MAX_LINKS];

@@ -207,6 +207,8 @@ donar_session_send_frame (DonarSession * session, const guint8 * frame,
     return DONAR_ERROR_EMPTY_FRAME;
   if (length > session->max_frame)
     return DONAR_ERROR_FRAME_TOO_LARGE;
+  if (session->ended)
+    return DONAR_ERROR_CALL_ENDED;
 
   n_links = pick_links (session, now, links);
   current = history_slot (session, session->next_seq++);
@@ -373,6 +375,39 @@ handle_data (DonarSession * session, guint link, const guint8 * data,
   return DONAR_OK;
 }
 
+/* Only from a link whose HELLO proved it is the peer's, of its current
+ * session: nobody else can end the call. */
+static DonarError
+handle_bye (DonarSession * session, guint link, const guint8 * data,
+    gsize length)
+{
+  DonarWireBye bye;
+  DonarError error;
+
+  if (!session->authenticated[link])
+    return DONAR_ERROR_NOT_AUTHENTICATED;
+  if (session->link_epoch[link] != session->peer_epoch)
+    return DONAR_ERROR_STALE;
+  error = donar_wire_decode_bye (data, length, &bye);
+  if (error != DONAR_OK)
+    return error;
+  if (bye.link != link)
+    return DONAR_ERROR_BAD_LINK;
+  session->links[link].messages_received++;
+  session->links[link].bytes_received += DONAR_WIRE_PREFIX + length;
+  session->stats.messages_received++;
+  if (session->ended)
+    return DONAR_OK;
+  session->ended = TRUE;
+  session->ended_by_peer = TRUE;
+  session->end_reason = bye.reason == DONAR_BYE_HUNG_UP ||
+      bye.reason == DONAR_BYE_FAILED ? bye.reason : DONAR_BYE_UNKNOWN;
+  if (session->callbacks.peer_ended)
+    session->callbacks.peer_ended (session->user_data, link,
+        session->end_reason);
+  return DONAR_OK;
+}
+
 static DonarError
 handle_message (DonarSession * session, guint link, const guint8 * data,
     gsize length, gint64 now)
@@ -384,6 +419,8 @@ handle_message (DonarSession * session, guint link, const guint8 * data,
     return error;
   if (type == DONAR_WIRE_TYPE_HELLO)
     return handle_hello (session, link, data, length);
+  if (type == DONAR_WIRE_TYPE_BYE)
+    return handle_bye (session, link, data, length);
   return handle_data (session, link, data, length, now);
 }
 
@@ -426,6 +463,40 @@ donar_session_identify_link (const DonarSession * session,
     return DONAR_ERROR_BAD_LINK;
   *link = hello.link;
   return DONAR_OK;
+}
+
+void
+donar_session_end (DonarSession * session, DonarByeReason reason, gint64 now)
+{
+  if (session->ended)
+    return;
+  session->ended = TRUE;
+  session->end_reason = reason;
+  for (guint link = 0; link < session->config.n_links; link++) {
+    DonarWireBye bye = { link, reason };
+    gsize size;
+
+    if (!session->groups.up[link])
+      continue;
+    size = donar_wire_encode_bye (&bye, session->record,
+        sizeof session->record);
+    session->links[link].messages_sent++;
+    session->links[link].bytes_sent += size;
+    session->stats.messages_sent++;
+    session->stats.bytes_sent += size;
+    session->callbacks.send (session->user_data, link, session->record, size);
+  }
+}
+
+gboolean
+donar_session_has_ended (const DonarSession * session, gboolean * by_peer,
+    DonarByeReason * reason)
+{
+  if (by_peer)
+    *by_peer = session->ended_by_peer;
+  if (reason)
+    *reason = session->end_reason;
+  return session->ended;
 }
 
 void

@@ -193,6 +193,21 @@ donar_wire_encode_hello (const DonarWireHello * hello,
   return DONAR_WIRE_PREFIX + DONAR_WIRE_HELLO;
 }
 
+gsize
+donar_wire_encode_bye (const DonarWireBye * bye, guint8 * out, gsize capacity)
+{
+  guint8 *p = out + DONAR_WIRE_PREFIX;
+
+  if (capacity < DONAR_WIRE_PREFIX + DONAR_WIRE_BYE)
+    return 0;
+  put_u16 (out, DONAR_WIRE_BYE);
+  p[0] = DONAR_WIRE_VERSION;
+  p[1] = DONAR_WIRE_TYPE_BYE;
+  p[2] = bye->link;
+  p[3] = bye->reason;
+  return DONAR_WIRE_PREFIX + DONAR_WIRE_BYE;
+}
+
 DonarError
 donar_wire_peek_type (const guint8 * data, gsize length, guint8 * type)
 {
@@ -206,7 +221,8 @@ donar_wire_peek_type (const guint8 * data, gsize length, guint8 * type)
     return DONAR_ERROR_UNKNOWN_VERSION;
   if (length < 2)
     return DONAR_ERROR_TRUNCATED;
-  if (data[1] != DONAR_WIRE_TYPE_DATA && data[1] != DONAR_WIRE_TYPE_HELLO)
+  if (data[1] != DONAR_WIRE_TYPE_DATA && data[1] != DONAR_WIRE_TYPE_HELLO &&
+      data[1] != DONAR_WIRE_TYPE_BYE)
     return DONAR_ERROR_UNKNOWN_TYPE;
   *type = data[1];
   return DONAR_OK;
@@ -232,6 +248,25 @@ donar_wire_decode_hello (const guint8 * data, gsize length,
     return DONAR_ERROR_BAD_AUTHENTICATOR;
   hello->link = data[2];
   hello->epoch = get_u32 (data + 3);
+  return DONAR_OK;
+}
+
+DonarError
+donar_wire_decode_bye (const guint8 * data, gsize length, DonarWireBye * bye)
+{
+  guint8 type;
+  DonarError error = donar_wire_peek_type (data, length, &type);
+
+  if (error != DONAR_OK)
+    return error;
+  if (type != DONAR_WIRE_TYPE_BYE)
+    return DONAR_ERROR_UNKNOWN_TYPE;
+  if (length < DONAR_WIRE_BYE)
+    return DONAR_ERROR_TRUNCATED;
+  if (length > DONAR_WIRE_BYE)
+    return DONAR_ERROR_BAD_LENGTH;
+  bye->link = data[2];
+  bye->reason = data[3];
   return DONAR_OK;
 }
 

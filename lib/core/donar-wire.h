@@ -14,11 +14,13 @@ G_BEGIN_DECLS
 #define DONAR_WIRE_VERSION 2
 #define DONAR_WIRE_TYPE_DATA 1
 #define DONAR_WIRE_TYPE_HELLO 2
+#define DONAR_WIRE_TYPE_BYE 3
 #define DONAR_WIRE_PREFIX 2
 #define DONAR_WIRE_DATA_HEADER 19
 #define DONAR_WIRE_HELLO_FIELDS 7
 #define DONAR_WIRE_TAG 16
 #define DONAR_WIRE_HELLO (DONAR_WIRE_HELLO_FIELDS + DONAR_WIRE_TAG)
+#define DONAR_WIRE_BYE 4
 #define DONAR_WIRE_KEY 32
 #define DONAR_WIRE_FRAME_HEADER 3
 #define DONAR_WIRE_RECENT_ENTRY 2
@@ -91,6 +93,12 @@ typedef struct
   guint32 epoch;
 } DonarWireHello;
 
+typedef struct
+{
+  guint8 link;
+  guint8 reason;                /* DonarByeReason; others read as unknown */
+} DonarWireBye;
+
 typedef enum
 {
   DONAR_WIRE_CALLER_TO_CALLEE,
@@ -111,6 +119,8 @@ gsize donar_wire_encode_data (const DonarWireMessage * message, guint8 * out,
     gsize capacity);
 gsize donar_wire_encode_hello (const DonarWireHello * hello,
     const DonarWireKey * key, guint8 * out, gsize capacity);
+gsize donar_wire_encode_bye (const DonarWireBye * bye, guint8 * out,
+    gsize capacity);
 
 /* The type of a message (the bytes after the length prefix), once its
  * version is known. */
@@ -123,6 +133,8 @@ DonarError donar_wire_decode_data (const guint8 * data, gsize length,
     DonarWireMessage * message);
 DonarError donar_wire_decode_hello (const guint8 * data, gsize length,
     const DonarWireKey * key, DonarWireHello * hello);
+DonarError donar_wire_decode_bye (const guint8 * data, gsize length,
+    DonarWireBye * bye);
 
 G_END_DECLS
 

@@ -39,6 +39,7 @@ typedef enum
   DONAR_ERROR_NO_LINK,
   DONAR_ERROR_STALE,
   DONAR_ERROR_STREAM_BROKEN,
+  DONAR_ERROR_CALL_ENDED,
 } DonarError;
 
 const char *donar_error_to_string (DonarError error);
@@ -112,6 +113,19 @@ DonarError donar_config_validate (const DonarConfig * config);
 gsize donar_config_record_overhead (const DonarConfig * config,
     guint n_frames);
 
+/* Why a call ended, as BYE tells the peer (docs/protocol.md).  A value
+ * this version does not know reads as DONAR_BYE_UNKNOWN. */
+typedef enum
+{
+  DONAR_BYE_UNKNOWN = 0,
+  /* The user ended it: EOS, or the element stopped. */
+  DONAR_BYE_HUNG_UP = 1,
+  /* The application failed (an error in its pipeline). */
+  DONAR_BYE_FAILED = 2,
+} DonarByeReason;
+
+const char *donar_bye_reason_to_string (DonarByeReason reason);
+
 typedef struct
 {
   /* One record (length prefix + message) to write whole on `link`. */
@@ -121,6 +135,8 @@ typedef struct
    * copy in the message of a later frame. */
   void (*deliver) (gpointer user_data, guint32 seq, const guint8 * frame,
       gsize length, guint link, gboolean piggybacked);
+  /* Or NULL: the peer ended the call (its BYE came on `link`).  Once. */
+  void (*peer_ended) (gpointer user_data, guint link, DonarByeReason reason);
 } DonarCallbacks;
 
 typedef struct
@@ -182,6 +198,15 @@ gsize donar_session_get_max_frame (const DonarSession * session);
  * ours. */
 DonarError donar_session_receive (DonarSession * session, guint link,
     const guint8 * data, gsize length, gint64 now);
+
+/* Ends the call: a BYE with the reason on every open link (through the send
+ * callback), after which the links may close.  Later frames are refused
+ * (DONAR_ERROR_CALL_ENDED).  A second call does nothing. */
+void donar_session_end (DonarSession * session, DonarByeReason reason,
+    gint64 now);
+/* Whether either side ended the call, and (peer: TRUE) who. */
+gboolean donar_session_has_ended (const DonarSession * session,
+    gboolean * by_peer, DonarByeReason * reason);
 
 /* A link's connection is open: the session sends its HELLO on it at once
  * (through the send callback) and waits for the peer's. */

@@ -109,6 +109,12 @@ on_accept (struct evconnlistener *listener, evutil_socket_t fd,
   };
 
   donar_link_engine_lock (engine);
+  if (engine->end != DONAR_LINK_END_NONE) {
+    /* A late link of a call that is over. */
+    evutil_closesocket (fd);
+    donar_link_engine_unlock (engine);
+    return;
+  }
   if (engine->stopped ||
       engine->n_pending >= engine->settings.max_pending_connections) {
     evutil_closesocket (fd);

@@ -91,7 +91,17 @@ struct _DonarLinkEngine
   DonarLink links[DONAR_MAX_LINKS];
   guint links_up;
   gint64 no_link_since;
+  gboolean had_link;
   gboolean peer_unreachable_reported;
+  /* The end (donar-link-end.c): how, and until when the links may take
+   * to say their last (our BYE out, the peer's frames in).  end_done once
+   * they have closed; end_cond tells donar_link_engine_end (). */
+  DonarLinkEnd end;
+  DonarByeReason end_reason;
+  gint64 end_deadline;
+  gboolean end_done;
+  gboolean end_flushed;
+  GCond end_cond;
   GList *pending;               /* DonarPendingConnection */
   guint n_pending;
 
@@ -117,6 +127,7 @@ struct _DonarLinkEngine
   GCond out_cond;
   GQueue out_frames;            /* DonarLinkFrame */
   gboolean flushing;
+  gboolean ended;               /* end_done, for pop_frame */
   guint64 frames_dropped;
 };
 
@@ -133,6 +144,8 @@ void donar_link_init (DonarLink * link, DonarLinkEngine * engine,
 void donar_link_open (DonarLink * link, gint64 now);
 void donar_link_close (DonarLink * link, gint64 now, const gchar * format,
     ...) G_GNUC_PRINTF (3, 4);
+/* A link not open stops dialing (the call ended): no event, no count. */
+void donar_link_abandon (DonarLink * link);
 void donar_link_write (DonarLink * link, const guint8 * record,
     gsize length, gint64 now);
 void donar_link_take_connection (DonarLink * link, struct bufferevent *bev,
@@ -160,6 +173,14 @@ void donar_link_path_reset (DonarLink * link, const gchar * socks_username);
 void donar_link_path_apply (DonarLink * link);
 /* Open links whose path the session knows. */
 guint donar_link_engine_count_paths (DonarLinkEngine * engine);
+
+/* donar-link-end.c: how a call ends */
+void donar_link_engine_peer_ended (gpointer user_data, guint link,
+    DonarByeReason reason);
+void donar_link_engine_lose_peer (DonarLinkEngine * engine, gint64 now);
+/* After anything that may let an ending call finish: a link closed or
+ * drained, the tick. */
+void donar_link_engine_check_end (DonarLinkEngine * engine, gint64 now);
 
 /* donar-link-accept.c: the callee's side */
 gboolean donar_link_engine_listen (DonarLinkEngine * engine, GError ** error);

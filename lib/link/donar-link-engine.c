@@ -32,6 +32,8 @@ donar_link_event_type_to_string (DonarLinkEventType type)
       return "rejected";
     case DONAR_LINK_EVENT_PEER_UNREACHABLE:
       return "peer-unreachable";
+    case DONAR_LINK_EVENT_PEER_ENDED:
+      return "peer-ended";
   }
   return "unknown";
 }
@@ -256,16 +258,22 @@ on_tick (evutil_socket_t fd, short what, gpointer user_data)
     donar_link_check_hello (&engine->links[i], now);
     donar_link_check_silence (&engine->links[i], now);
   }
-  if (engine->links_up == 0 && !engine->peer_unreachable_reported &&
+  /* A callee waits for its caller as long as it likes: the peer is lost
+   * only once it was there. */
+  if (engine->links_up == 0 && engine->end == DONAR_LINK_END_NONE &&
+      (engine->settings.role == DONAR_ROLE_CALLER || engine->had_link) &&
       now - engine->no_link_since >= engine->settings.peer_timeout_us) {
     const gchar *last = engine->links[0].last_error;
 
+    if (!engine->peer_unreachable_reported)
+      donar_link_engine_raise (engine, DONAR_LINK_EVENT_PEER_UNREACHABLE,
+          G_MAXUINT, "no link to the peer for %.1f s%s%s",
+          (now - engine->no_link_since) / (gdouble) G_USEC_PER_SEC,
+          last[0] ? "; last error: " : "", last);
     engine->peer_unreachable_reported = TRUE;
-    donar_link_engine_raise (engine, DONAR_LINK_EVENT_PEER_UNREACHABLE,
-        G_MAXUINT, "no link to the peer for %" G_GINT64_FORMAT " s%s%s",
-        (now - engine->no_link_since) / G_USEC_PER_SEC,
-        last[0] ? "; last error: " : "", last);
+    donar_link_engine_lose_peer (engine, now);
   }
+  donar_link_engine_check_end (engine, now);
   donar_link_engine_unlock (engine);
 }
 
@@ -285,7 +293,9 @@ donar_link_engine_new (const DonarLinkEngineSettings * settings,
     DonarLinkEventFunc on_event, gpointer user_data, GError ** error)
 {
   DonarLinkEngine *engine;
-  DonarCallbacks callbacks = { session_send, session_deliver };
+  DonarCallbacks callbacks = { session_send, session_deliver,
+    donar_link_engine_peer_ended
+  };
   DonarError session_error;
   struct timeval tick = { 0, TICK_US };
 
@@ -306,6 +316,7 @@ donar_link_engine_new (const DonarLinkEngineSettings * settings,
   g_mutex_init (&engine->in_lock);
   g_mutex_init (&engine->out_lock);
   g_cond_init (&engine->out_cond);
+  g_cond_init (&engine->end_cond);
   g_queue_init (&engine->in_frames);
   g_queue_init (&engine->out_frames);
   engine->events = g_array_new (FALSE, FALSE, sizeof (DonarQueuedEvent));
@@ -420,7 +431,8 @@ donar_link_engine_pop_frame (DonarLinkEngine * engine, gint64 end_time)
   DonarLinkFrame *frame = NULL;
 
   g_mutex_lock (&engine->out_lock);
-  while (!engine->flushing && g_queue_is_empty (&engine->out_frames)) {
+  while (!engine->flushing && !engine->ended &&
+      g_queue_is_empty (&engine->out_frames)) {
     if (end_time == 0)
       break;
     if (end_time < 0)
@@ -572,5 +584,6 @@ donar_link_engine_free (DonarLinkEngine * engine)
   g_mutex_clear (&engine->in_lock);
   g_mutex_clear (&engine->out_lock);
   g_cond_clear (&engine->out_cond);
+  g_cond_clear (&engine->end_cond);
   g_free (engine);
 }

@@ -69,8 +69,10 @@ typedef struct
   gint64 silence_timeout_us;
   gint64 backoff_min_us;
   gint64 backoff_max_us;
-  /* With no link open for this long, the peer is reported gone
-   * (DONAR_LINK_EVENT_PEER_UNREACHABLE); dialing goes on. */
+  /* With no link open for this long, the peer is gone: the call ends
+   * (DONAR_LINK_EVENT_PEER_UNREACHABLE, DONAR_LINK_END_PEER_LOST).  A
+   * caller counts from the start; a callee from its last link's close, so
+   * that it waits for its caller as long as it likes. */
   gint64 peer_timeout_us;
   /* Frames received and not yet taken by pop_frame; beyond, the oldest are
    * dropped. */
@@ -93,6 +95,7 @@ typedef enum
   DONAR_LINK_EVENT_NO_LINK_LEFT,        /* the last open link closed */
   DONAR_LINK_EVENT_REJECTED,    /* callee: a stranger, closed */
   DONAR_LINK_EVENT_PEER_UNREACHABLE,    /* no link for peer_timeout_us */
+  DONAR_LINK_EVENT_PEER_ENDED,  /* its BYE came, and its links closed */
 } DonarLinkEventType;
 
 const gchar *donar_link_event_type_to_string (DonarLinkEventType type);
@@ -191,7 +194,33 @@ gint64 donar_link_engine_get_min_rtt (DonarLinkEngine * engine);
 void donar_link_engine_set_circuit_path (DonarLinkEngine * engine,
     const gchar * socks_username, const guint64 * relays, guint n_relays);
 
-/* Closes every link and joins the thread.  Idempotent. */
+/* How the call ended, if it has: no frame goes either way after it, no
+ * link is dialed or accepted, and pop_frame returns NULL at once once the
+ * frames received are taken. */
+typedef enum
+{
+  DONAR_LINK_END_NONE,
+  DONAR_LINK_END_HERE,          /* donar_link_engine_end () */
+  DONAR_LINK_END_BY_PEER,       /* the peer's BYE */
+  DONAR_LINK_END_PEER_LOST,     /* no link for peer_timeout_us */
+} DonarLinkEnd;
+
+const gchar *donar_link_end_to_string (DonarLinkEnd end);
+
+/* Ends the call: a BYE with the reason on every open link, then the links
+ * close once it has left, or after timeout_us.  Waits for that.  TRUE when
+ * every open link took the BYE (or none was open); FALSE when the call had
+ * already ended, or the engine does not run. */
+gboolean donar_link_engine_end (DonarLinkEngine * engine,
+    DonarByeReason reason, gint64 timeout_us);
+/* reason: the BYE's (DONAR_LINK_END_HERE, DONAR_LINK_END_BY_PEER).  The
+ * end is told once the frames that were on their way came or the links
+ * closed: whoever waits on pop_frame has them all first. */
+DonarLinkEnd donar_link_engine_get_end (DonarLinkEngine * engine,
+    DonarByeReason * reason);
+
+/* Closes every link and joins the thread, without a BYE: the peer sees the
+ * links drop, as it would if this end crashed.  Idempotent. */
 void donar_link_engine_stop (DonarLinkEngine * engine);
 void donar_link_engine_free (DonarLinkEngine * engine);
 

@@ -92,6 +92,8 @@ on_link_writable (struct bufferevent *bev, gpointer user_data)
   donar_link_engine_lock (link->engine);
   if (link->state == DONAR_LINK_OPEN)
     flush_queue (link);
+  /* Our BYE may just have left. */
+  donar_link_engine_check_end (link->engine, g_get_monotonic_time ());
   donar_link_engine_unlock (link->engine);
 }
 
@@ -175,6 +177,7 @@ donar_link_open (DonarLink * link, gint64 now)
   bufferevent_setcb (link->bev, on_link_readable, on_link_writable,
       on_link_event, link);
   engine->links_up++;
+  engine->had_link = TRUE;
   engine->connections_opened++;
   engine->peer_unreachable_reported = FALSE;
   donar_session_link_up (engine->session, link->index, now);
@@ -211,7 +214,11 @@ donar_link_close (DonarLink * link, gint64 now, const gchar * format, ...)
   /* Whatever tor says next of the old circuit is not this link's. */
   donar_link_path_reset (link, "");
 
-  if (was_open) {
+  if (was_open && engine->end != DONAR_LINK_END_NONE) {
+    /* Not a failure: the call is over. */
+    donar_session_link_down (engine->session, link->index, now);
+    engine->links_up--;
+  } else if (was_open) {
     donar_session_link_down (engine->session, link->index, now);
     engine->links_up--;
     /* A link that carried the call a while was good: its next dial starts
@@ -230,8 +237,19 @@ donar_link_close (DonarLink * link, gint64 now, const gchar * format, ...)
     engine->connections_failed++;
   }
   link->state = DONAR_LINK_IDLE;
-  if (engine->settings.role == DONAR_ROLE_CALLER && !engine->stopped)
+  if (engine->settings.role == DONAR_ROLE_CALLER && !engine->stopped &&
+      engine->end == DONAR_LINK_END_NONE)
     donar_link_schedule_dial (link, now, not_listening);
+  donar_link_engine_check_end (engine, now);
+}
+
+void
+donar_link_abandon (DonarLink * link)
+{
+  g_return_if_fail (link->state != DONAR_LINK_OPEN);
+  release_connection (link);
+  donar_link_path_reset (link, "");
+  link->state = DONAR_LINK_IDLE;
 }
 
 static void

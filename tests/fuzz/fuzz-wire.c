@@ -58,6 +58,19 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     FUZZ_CHECK (memcmp (record + DONAR_WIRE_PREFIX, copy, size) == 0);
   }
 
+  {
+    DonarWireBye bye;
+
+    if (donar_wire_decode_bye (copy, size, &bye) == DONAR_OK) {
+      guint8 record[DONAR_WIRE_PREFIX + DONAR_WIRE_BYE];
+
+      FUZZ_CHECK (size == DONAR_WIRE_BYE);
+      FUZZ_CHECK (donar_wire_encode_bye (&bye, record, sizeof record) ==
+          sizeof record);
+      FUZZ_CHECK (memcmp (record + DONAR_WIRE_PREFIX, copy, size) == 0);
+    }
+  }
+
   for (guint k = 0; k < G_N_ELEMENTS (keys); k++) {
     if (donar_wire_decode_hello (copy, size, &keys[k], &hello) == DONAR_OK) {
       guint8 record[DONAR_WIRE_PREFIX + DONAR_WIRE_HELLO];

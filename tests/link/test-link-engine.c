@@ -13,8 +13,8 @@ static const gchar secret[] = "thirty-two bytes of call secret!";
 typedef struct
 {
   GMutex lock;
-  guint counts[DONAR_LINK_EVENT_PEER_UNREACHABLE + 1];
-  gchar *last_message[DONAR_LINK_EVENT_PEER_UNREACHABLE + 1];
+  guint counts[DONAR_LINK_EVENT_PEER_ENDED + 1];
+  gchar *last_message[DONAR_LINK_EVENT_PEER_ENDED + 1];
 } Events;
 
 static void
@@ -59,13 +59,15 @@ settings_for (DonarLinkEngineSettings * s, DonarRole role, const gchar * key)
 }
 
 static DonarLinkEngine *
-start_callee (Events * events)
+start_callee_with_timeout (Events * events, gint64 peer_timeout_us)
 {
   DonarLinkEngineSettings s;
   DonarLinkEngine *callee;
   GError *error = NULL;
 
   settings_for (&s, DONAR_ROLE_CALLEE, secret);
+  if (peer_timeout_us)
+    s.peer_timeout_us = peer_timeout_us;
   callee = donar_link_engine_new (&s, on_event, events, &error);
   g_assert_no_error (error);
   g_assert_true (donar_link_engine_start (callee, &error));
@@ -73,6 +75,12 @@ start_callee (Events * events)
   g_assert_cmpuint (donar_link_engine_get_listen_port (callee), >, 0);
   donar_link_engine_settings_clear (&s);
   return callee;
+}
+
+static DonarLinkEngine *
+start_callee (Events * events)
+{
+  return start_callee_with_timeout (events, 0);
 }
 
 /* A caller dialing 127.0.0.1:port directly, with the settings of `s`
@@ -336,19 +344,124 @@ test_peer_unreachable (void)
   DonarLinkEngineLinkStats link;
   guint8 frame[160] = { 0x80 };
   GError *error = NULL;
+  guint64 dials;
 
   wait_for_message (&events, DONAR_LINK_EVENT_PEER_UNREACHABLE, 1, "refused");
-  /* Reported once, and dialing goes on with backoff. */
+  /* Reported once, and the call is over: no more dialing. */
+  g_assert_cmpint (donar_link_engine_get_end (caller, NULL), ==,
+      DONAR_LINK_END_PEER_LOST);
+  g_assert_true (donar_link_engine_get_link_stats (caller, 0, &link));
+  dials = link.dials;
+  g_assert_cmpuint (dials, >=, 1);
   g_usleep (400 * 1000);
   g_assert_cmpuint (count (&events, DONAR_LINK_EVENT_PEER_UNREACHABLE), ==, 1);
   g_assert_true (donar_link_engine_get_link_stats (caller, 0, &link));
-  g_assert_cmpuint (link.dials, >=, 2);
+  g_assert_cmpuint (link.dials, ==, dials);
   g_assert_false (link.open);
-  /* A frame with no link is taken, and counted as unsent. */
+  /* Whoever waits for frames is told at once. */
+  g_assert_null (donar_link_engine_pop_frame (caller, -1));
   g_assert_true (donar_link_engine_send_frame (caller, frame, sizeof frame,
           &error));
   donar_link_engine_free (caller);
   events_clear (&events);
+}
+
+/* Hang-up: the caller's BYE reaches the callee after every frame sent
+ * before it; the callee says why, its links close without a LINK_DOWN
+ * each, and whoever waits on its frames is told at once.  The caller's
+ * links close too, and it dials none again. */
+static void
+test_hang_up (void)
+{
+  Events callee_events = { 0 }, caller_events = { 0 };
+  DonarLinkEngine *callee = start_callee (&callee_events);
+  DonarLinkEngine *caller = start_caller (donar_link_engine_get_listen_port
+      (callee), secret, &caller_events, 0);
+  DonarLinkEngineStats stats;
+  DonarLinkFrame *frame;
+  DonarByeReason reason;
+  gboolean seen[50] = { FALSE };
+  guint received = 0;
+
+  wait_for (&caller_events, DONAR_LINK_EVENT_ALL_LINKS_UP, 1);
+  wait_for (&callee_events, DONAR_LINK_EVENT_ALL_LINKS_UP, 1);
+  for (guint i = 0; i < 50; i++) {
+    guint8 data[256];
+    gsize length;
+
+    make_frame (i, data, &length);
+    g_assert_true (donar_link_engine_send_frame (caller, data, length, NULL));
+  }
+  g_assert_true (donar_link_engine_end (caller, DONAR_BYE_HUNG_UP,
+          G_TIME_SPAN_SECOND));
+  g_assert_false (donar_link_engine_end (caller, DONAR_BYE_FAILED,
+          G_TIME_SPAN_SECOND));
+  g_assert_cmpint (donar_link_engine_get_end (caller, &reason), ==,
+      DONAR_LINK_END_HERE);
+  g_assert_cmpint (reason, ==, DONAR_BYE_HUNG_UP);
+  donar_link_engine_get_stats (caller, &stats);
+  g_assert_cmpuint (stats.links_up, ==, 0);
+  g_assert_cmpuint (stats.session.frames_sent, ==, 50);
+
+  /* Every frame, then the end: pop_frame waits no longer. */
+  while ((frame = donar_link_engine_pop_frame (callee,
+              g_get_monotonic_time () + 5 * G_TIME_SPAN_SECOND))) {
+    check_received (frame, seen, 50);
+    received++;
+  }
+  g_assert_cmpuint (received, ==, 50);
+  g_assert_cmpint (donar_link_engine_get_end (callee, &reason), ==,
+      DONAR_LINK_END_BY_PEER);
+  g_assert_cmpint (reason, ==, DONAR_BYE_HUNG_UP);
+  wait_for_message (&callee_events, DONAR_LINK_EVENT_PEER_ENDED, 1, "hung up");
+  donar_link_engine_get_stats (callee, &stats);
+  g_assert_cmpuint (stats.links_up, ==, 0);
+  g_assert_cmpuint (count (&callee_events, DONAR_LINK_EVENT_LINK_DOWN), ==, 0);
+  g_assert_cmpuint (count (&caller_events, DONAR_LINK_EVENT_LINK_DOWN), ==, 0);
+  g_assert_cmpuint (count (&caller_events, DONAR_LINK_EVENT_PEER_ENDED), ==, 0);
+
+  /* Neither side opens a link again. */
+  g_usleep (300 * 1000);
+  donar_link_engine_get_stats (caller, &stats);
+  g_assert_cmpuint (stats.connections_opened, ==, 12);
+  g_assert_cmpuint (stats.links_up, ==, 0);
+  donar_link_engine_free (caller);
+  donar_link_engine_free (callee);
+  events_clear (&callee_events);
+  events_clear (&caller_events);
+}
+
+/* A caller that vanishes without a BYE: the callee, which waited for it
+ * without a limit, ends the call peer_timeout after its last link went. */
+static void
+test_peer_lost_after_the_call (void)
+{
+  Events callee_events = { 0 }, caller_events = { 0 };
+  DonarLinkEngine *callee = start_callee_with_timeout (&callee_events,
+      500 * G_TIME_SPAN_MILLISECOND);
+  DonarLinkEngine *caller;
+  gint64 gone;
+
+  /* Twice the timeout with no caller yet: the callee still waits. */
+  g_usleep (1000 * 1000);
+  g_assert_cmpuint (count (&callee_events,
+          DONAR_LINK_EVENT_PEER_UNREACHABLE), ==, 0);
+  caller = start_caller (donar_link_engine_get_listen_port (callee), secret,
+      &caller_events, 0);
+  wait_for (&callee_events, DONAR_LINK_EVENT_ALL_LINKS_UP, 1);
+  donar_link_engine_free (caller);
+  wait_for (&callee_events, DONAR_LINK_EVENT_NO_LINK_LEFT, 1);
+  gone = g_get_monotonic_time ();
+  wait_for_message (&callee_events, DONAR_LINK_EVENT_PEER_UNREACHABLE, 1,
+      "no link to the peer");
+  g_assert_cmpint (g_get_monotonic_time () - gone, >=,
+      400 * G_TIME_SPAN_MILLISECOND);
+  g_assert_cmpint (donar_link_engine_get_end (callee, NULL), ==,
+      DONAR_LINK_END_PEER_LOST);
+  g_assert_null (donar_link_engine_pop_frame (callee, -1));
+  donar_link_engine_free (callee);
+  events_clear (&callee_events);
+  events_clear (&caller_events);
 }
 
 /* A peer that takes the caller's connections and never says anything:
@@ -561,6 +674,9 @@ main (int argc, char **argv)
   g_test_add_func ("/link-engine/call-both-ways", test_call_both_ways);
   g_test_add_func ("/link-engine/strangers-rejected", test_strangers_rejected);
   g_test_add_func ("/link-engine/peer-unreachable", test_peer_unreachable);
+  g_test_add_func ("/link-engine/hang-up", test_hang_up);
+  g_test_add_func ("/link-engine/peer-lost-after-the-call",
+      test_peer_lost_after_the_call);
   g_test_add_func ("/link-engine/stalled-links-bounded",
       test_stalled_links_bounded);
   g_test_add_func ("/link-engine/no-hello-reopened", test_no_hello_reopened);

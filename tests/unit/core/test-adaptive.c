@@ -154,7 +154,7 @@ on_deliver (gpointer user_data, guint32 seq, const guint8 * frame,
 static void
 test_slow_link_left (void)
 {
-  static const DonarCallbacks callbacks = { on_send, on_deliver };
+  static const DonarCallbacks callbacks = { on_send, on_deliver, NULL };
   static const guint8 secret[32] = { 1, 2, 3 };
   static guint8 frame[172];
   DonarConfig config;

@@ -38,6 +38,10 @@ struct _Endpoint
   guint piggybacked_sent;
   guint violations;
   GBytes *last_record;
+  /* The peer's BYE: how many came, on which link, why. */
+  guint peer_ended;
+  guint peer_ended_link;
+  DonarByeReason peer_ended_reason;
 };
 
 static const guint8 secret[] = "a call secret of 32 random bytes";
@@ -59,6 +63,14 @@ check_output (Endpoint * e, guint link, const guint8 * record, gsize length)
     if (e->hello[link])
       g_bytes_unref (e->hello[link]);
     e->hello[link] = g_bytes_new (record, length);
+    return;
+  }
+  if (type == DONAR_WIRE_TYPE_BYE) {
+    DonarWireBye bye;
+
+    g_assert_cmpint (donar_wire_decode_bye (record + 2, length - 2, &bye), ==,
+        DONAR_OK);
+    g_assert_cmpuint (bye.link, ==, link);
     return;
   }
   g_assert_cmpint (donar_wire_decode_data (record + 2, length - 2, &m), ==,
@@ -117,7 +129,19 @@ on_deliver (gpointer user_data, guint32 seq, const guint8 * frame,
   g_array_append_val (e->delivered, d);
 }
 
-static const DonarCallbacks callbacks = { on_send, on_deliver };
+static void
+on_peer_ended (gpointer user_data, guint link, DonarByeReason reason)
+{
+  Endpoint *e = user_data;
+
+  e->peer_ended++;
+  e->peer_ended_link = link;
+  e->peer_ended_reason = reason;
+}
+
+static const DonarCallbacks callbacks = { on_send, on_deliver,
+  on_peer_ended
+};
 
 static void
 endpoint_init (Endpoint * e, DonarRole role, const DonarConfig * config)
@@ -615,6 +639,88 @@ test_peer_restart (void)
   endpoint_clear (&callee);
 }
 
+/* Hang-up: the caller's BYE reaches the callee on every open link, once
+ * told; the caller sends no frame after it.  A BYE is believed only from
+ * a link that proved it is the peer's. */
+static void
+test_bye_ends_the_call (void)
+{
+  DonarConfig config;
+  Endpoint caller, callee;
+  guint sent[2] = { 0, 0 };
+  guint8 frame[20] = { 0 }, record[DONAR_WIRE_PREFIX + DONAR_WIRE_BYE];
+  DonarWireBye forged = { 6, DONAR_BYE_HUNG_UP };
+  DonarSessionStats before, after;
+  gboolean by_peer;
+  DonarByeReason reason;
+
+  donar_config_init (&config);
+  pair_init (&caller, &callee, &config);
+  run_call (&caller, &callee, 5, sent);
+  g_assert_false (donar_session_has_ended (callee.session, NULL, NULL));
+
+  /* A BYE on a connection that has not said HELLO ends nothing. */
+  donar_session_link_down (callee.session, 6, 0);
+  donar_session_link_up (callee.session, 6, 0);
+  g_assert_cmpuint (donar_wire_encode_bye (&forged, record, sizeof record),
+      ==, sizeof record);
+  g_assert_cmpint (donar_session_receive (callee.session, 6, record,
+          sizeof record, 0), ==, DONAR_ERROR_NOT_AUTHENTICATED);
+  g_assert_false (donar_session_has_ended (callee.session, NULL, NULL));
+  /* The rejected link is closed and the caller's HELLO comes again. */
+  donar_session_link_down (callee.session, 6, 0);
+  donar_session_link_up (callee.session, 6, 0);
+  g_assert_cmpint (feed (&callee, 6, caller.hello[6]), ==, DONAR_OK);
+  /* Link 7 has gone down at the caller: 11 links open there. */
+  donar_session_link_down (caller.session, 7, 0);
+
+  donar_session_get_stats (caller.session, &before);
+  donar_session_end (caller.session, DONAR_BYE_HUNG_UP, caller.now);
+  donar_session_end (caller.session, DONAR_BYE_FAILED, caller.now);
+  donar_session_get_stats (caller.session, &after);
+  g_assert_cmpuint (after.messages_sent - before.messages_sent, ==, 11);
+  g_assert_cmpuint (callee.peer_ended, ==, 1);
+  g_assert_cmpint (callee.peer_ended_reason, ==, DONAR_BYE_HUNG_UP);
+  g_assert_true (donar_session_has_ended (callee.session, &by_peer, &reason));
+  g_assert_true (by_peer);
+  g_assert_cmpint (reason, ==, DONAR_BYE_HUNG_UP);
+  g_assert_true (donar_session_has_ended (caller.session, &by_peer, &reason));
+  g_assert_false (by_peer);
+  g_assert_cmpint (reason, ==, DONAR_BYE_HUNG_UP);
+
+  g_assert_cmpint (donar_session_send_frame (caller.session, frame,
+          sizeof frame, caller.now), ==, DONAR_ERROR_CALL_ENDED);
+  g_assert_cmpint (donar_session_send_frame (callee.session, frame,
+          sizeof frame, callee.now), ==, DONAR_ERROR_CALL_ENDED);
+  g_assert_cmpuint (caller.peer_ended, ==, 0);
+  endpoint_clear (&caller);
+  endpoint_clear (&callee);
+}
+
+/* A reason this version does not know still ends the call. */
+static void
+test_bye_unknown_reason (void)
+{
+  DonarConfig config;
+  Endpoint caller, callee;
+  guint8 record[DONAR_WIRE_PREFIX + DONAR_WIRE_BYE];
+  DonarWireBye bye = { 2, 200 };
+
+  donar_config_init (&config);
+  pair_init (&caller, &callee, &config);
+  donar_wire_encode_bye (&bye, record, sizeof record);
+  g_assert_cmpint (donar_session_receive (caller.session, 2, record,
+          sizeof record, 0), ==, DONAR_OK);
+  g_assert_cmpuint (caller.peer_ended, ==, 1);
+  g_assert_cmpuint (caller.peer_ended_link, ==, 2);
+  g_assert_cmpint (caller.peer_ended_reason, ==, DONAR_BYE_UNKNOWN);
+  /* The same BYE moved to another link is refused. */
+  g_assert_cmpint (donar_session_receive (caller.session, 3, record,
+          sizeof record, 0), ==, DONAR_ERROR_BAD_LINK);
+  endpoint_clear (&caller);
+  endpoint_clear (&callee);
+}
+
 /* A link whose messages come 10 frames late: the callee measures it, the
  * caller hears the callee's score and stops using it. */
 static void
@@ -734,6 +840,8 @@ main (int argc, char **argv)
   g_test_add_func ("/session/foreign-input-rejected",
       test_foreign_input_rejected);
   g_test_add_func ("/session/peer-restart", test_peer_restart);
+  g_test_add_func ("/session/bye-ends-the-call", test_bye_ends_the_call);
+  g_test_add_func ("/session/bye-unknown-reason", test_bye_unknown_reason);
   g_test_add_func ("/session/slow-link-leaves-the-active-groups",
       test_slow_link_leaves_the_active_groups);
   g_test_add_func ("/session/alarm-takes-a-slow-link-out-at-once",

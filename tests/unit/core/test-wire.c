@@ -192,6 +192,31 @@ test_hello_round_trip (void)
   g_assert_cmpuint (out.epoch, ==, 0xcafef00d);
 }
 
+/* BYE: 4 bytes, the link and the reason, byte by byte as docs/protocol.md
+ * gives them. */
+static void
+test_bye_round_trip (void)
+{
+  guint8 record[DONAR_CELL_PAYLOAD];
+  static const guint8 expected[] = { 0, 4, DONAR_WIRE_VERSION, 3, 7, 1 };
+  DonarWireBye bye = { 7, DONAR_BYE_HUNG_UP }, out;
+  DonarWireHello hello;
+  gsize size = donar_wire_encode_bye (&bye, record, sizeof record);
+
+  g_assert_cmpmem (record, size, expected, sizeof expected);
+  g_assert_cmpint (donar_wire_decode_bye (record + 2, size - 2, &out), ==,
+      DONAR_OK);
+  g_assert_cmpuint (out.link, ==, 7);
+  g_assert_cmpuint (out.reason, ==, DONAR_BYE_HUNG_UP);
+  g_assert_cmpint (donar_wire_decode_bye (record + 2, 3, &out), ==,
+      DONAR_ERROR_TRUNCATED);
+  g_assert_cmpint (donar_wire_decode_bye (record + 2, 5, &out), ==,
+      DONAR_ERROR_BAD_LENGTH);
+  g_assert_cmpint (donar_wire_decode_hello (record + 2, size - 2, &key,
+          &hello), ==, DONAR_ERROR_UNKNOWN_TYPE);
+  g_assert_cmpuint (donar_wire_encode_bye (&bye, record, 5), ==, 0);
+}
+
 static void
 test_encode_refuses_what_does_not_fit (void)
 {
@@ -422,6 +447,7 @@ main (int argc, char **argv)
       DONAR_WIRE_CALLER_TO_CALLEE, &key);
   g_test_add_func ("/wire/data-round-trip", test_data_round_trip);
   g_test_add_func ("/wire/hello-round-trip", test_hello_round_trip);
+  g_test_add_func ("/wire/bye-round-trip", test_bye_round_trip);
   g_test_add_func ("/wire/encode-refuses-what-does-not-fit",
       test_encode_refuses_what_does_not_fit);
   g_test_add_func ("/wire/truncated", test_truncated);
