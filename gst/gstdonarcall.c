@@ -25,6 +25,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_donar_call_debug);
 #define DEFAULT_BUDGET 2.0
 #define DEFAULT_REDUNDANCY 1
 #define DEFAULT_SECURITY DONAR_TOR_SECURITY_DEFAULT
+#define DEFAULT_PEER_TIMEOUT 60
+/* How long a hang-up waits for the BYE to leave: at once on a link that
+ * takes writes; a stalled one is not worth more. */
+#define HANG_UP_FLUSH_US G_USEC_PER_SEC
 
 struct _GstDonarCall
 {
@@ -44,8 +48,9 @@ struct _GstDonarCall
   /* Under lock, from the engine's events; also read atomically by the
    * streaming threads. */
   gint links_up;
-  /* donar-ready was posted (under lock). */
+  /* donar-ready, donar-call-ended were posted (under lock). */
   gboolean ready;
+  gboolean ended;
   GCancellable *cancellable;
   GThread *thread;
 };
@@ -199,6 +204,12 @@ gst_donar_call_install_properties (GObjectClass * klass, guint first)
           "Callee: also write the call address and a newline to this file "
           "(mode 0600, replaced atomically); ignored by a caller; empty: "
           "none", NULL, flags));
+  g_object_class_install_property (klass,
+      first + GST_DONAR_CALL_PROP_PEER_TIMEOUT,
+      g_param_spec_uint ("peer-timeout", "Peer timeout",
+          "Seconds with no link to the other end after which the call ends "
+          "with an error (a caller counts from the start, a callee from its "
+          "last link's close)", 1, 86400, DEFAULT_PEER_TIMEOUT, flags));
 }
 
 void
@@ -223,6 +234,7 @@ gst_donar_call_client_init (GstDonarCallClient * client, GstElement * element)
   s->budget = DEFAULT_BUDGET;
   s->redundancy = DEFAULT_REDUNDANCY;
   s->security = DEFAULT_SECURITY;
+  s->peer_timeout = DEFAULT_PEER_TIMEOUT;
   client->counters = gst_structure_new_empty ("counters");
   g_mutex_init (&client->stats_lock);
   g_cond_init (&client->stats_cond);
@@ -284,6 +296,9 @@ gst_donar_call_client_set_property (GstDonarCallClient * client,
       break;
     case GST_DONAR_CALL_PROP_TOR_SOCKS:
       s->tor_socks = g_value_get_uint (value);
+      break;
+    case GST_DONAR_CALL_PROP_PEER_TIMEOUT:
+      s->peer_timeout = g_value_get_uint (value);
       break;
     case GST_DONAR_CALL_PROP_LINKS:
       s->links = g_value_get_uint (value);
@@ -352,6 +367,9 @@ gst_donar_call_client_get_property (GstDonarCallClient * client,
       break;
     case GST_DONAR_CALL_PROP_TOR_SOCKS:
       g_value_set_uint (value, s->tor_socks);
+      break;
+    case GST_DONAR_CALL_PROP_PEER_TIMEOUT:
+      g_value_set_uint (value, s->peer_timeout);
       break;
     case GST_DONAR_CALL_PROP_LINKS:
       g_value_set_uint (value, s->links);
@@ -496,16 +514,61 @@ on_progress (const gchar * step, gint percent, gpointer user_data)
   g_mutex_unlock (&call->lock);
 }
 
+/* donar-call-ended: why ("hung-up" here; "peer-hung-up", "peer-failed",
+ * "peer-ended" with no reason, "peer-unreachable") and the details. */
+static void
+post_ended (GstDonarCallClient * client, const gchar * reason,
+    const gchar * message)
+{
+  gst_element_post_message (client->element,
+      gst_message_new_element (GST_OBJECT (client->element),
+          gst_structure_new ("donar-call-ended", "reason", G_TYPE_STRING,
+              reason, "message", G_TYPE_STRING, message, NULL)));
+}
+
+/* Under call->lock; events may come before setup_thread sets call->call. */
+static DonarLinkEnd
+call_end (GstDonarCall * call, DonarByeReason * reason)
+{
+  *reason = DONAR_BYE_UNKNOWN;
+  if (call->call == NULL)
+    return DONAR_LINK_END_NONE;
+  return donar_link_engine_get_end (donar_call_get_engine (call->call), reason);
+}
+
+static const gchar *
+peer_end_reason (GstDonarCall * call)
+{
+  DonarByeReason reason;
+
+  call_end (call, &reason);
+  switch (reason) {
+    case DONAR_BYE_HUNG_UP:
+      return "peer-hung-up";
+    case DONAR_BYE_FAILED:
+      return "peer-failed";
+    case DONAR_BYE_UNKNOWN:
+      break;
+  }
+  return "peer-ended";
+}
+
 static void
 on_event (const DonarLinkEvent * event, gpointer user_data)
 {
   GstDonarCall *call = user_data;
-  gboolean links_changed, now_ready;
+  gboolean links_changed, now_ready, now_ended;
+  DonarByeReason reason;
 
   g_mutex_lock (&call->lock);
   /* An event tells the number after every change of its batch: two
    * events may say the same number, which is then posted once. */
   links_changed = (guint) call->links_up != event->links_up;
+  /* An unreachable peer reported early (a refusal) ends nothing yet. */
+  now_ended = !call->ended && (event->type == DONAR_LINK_EVENT_PEER_ENDED ||
+      (event->type == DONAR_LINK_EVENT_PEER_UNREACHABLE &&
+          call_end (call, &reason) != DONAR_LINK_END_NONE));
+  call->ended |= now_ended;
   g_atomic_int_set (&call->links_up, event->links_up);
   /* Before the call is set up the elements have no engine yet: setup_thread
    * posts donar-ready then. */
@@ -530,9 +593,20 @@ on_event (const DonarLinkEvent * event, gpointer user_data)
                 event->message));
         break;
       case DONAR_LINK_EVENT_PEER_UNREACHABLE:
-        GST_ELEMENT_ERROR (element, RESOURCE, WRITE,
-            ("The other end of the call is unreachable: no link is left."),
-            ("%s", event->message));
+        if (now_ended) {
+          post_ended (client, "peer-unreachable", event->message);
+          GST_ELEMENT_ERROR (element, RESOURCE, WRITE,
+              ("The other end of the call is unreachable: no link to it for "
+                  "peer-timeout (%u s).", client->settings.peer_timeout),
+              ("%s", event->message));
+        } else {
+          GST_ELEMENT_ERROR (element, RESOURCE, WRITE,
+              ("The other end of the call cannot be reached."), ("%s",
+                  event->message));
+        }
+        break;
+      case DONAR_LINK_EVENT_PEER_ENDED:
+        post_ended (client, peer_end_reason (call), event->message);
         break;
       default:
         break;
@@ -634,6 +708,7 @@ fill_options (GstDonarCall * call, const GstDonarCallSettings * s,
   o->engine.config.policy = s->policy;
   o->engine.config.budget = s->budget;
   o->engine.config.redundancy = s->redundancy;
+  o->engine.peer_timeout_us = (gint64) s->peer_timeout * G_USEC_PER_SEC;
   call->n_links = s->links;
   return donar_call_options_check (o, error);
 }
@@ -644,6 +719,10 @@ call_free (GstDonarCall * call)
   g_cancellable_cancel (call->cancellable);
   if (call->thread)
     g_thread_join (call->thread);
+  /* Stopping is hanging up: the peer is told, not left to time out. */
+  if (call->call)
+    donar_link_engine_end (donar_call_get_engine (call->call),
+        DONAR_BYE_HUNG_UP, HANG_UP_FLUSH_US);
   donar_call_free (call->call);
   g_clear_error (&call->error);
   g_object_unref (call->cancellable);
@@ -1066,4 +1145,32 @@ gst_donar_call_uri_handler_init (gpointer g_iface, gpointer iface_data)
   iface->get_protocols = uri_get_protocols;
   iface->get_uri = uri_get_uri;
   iface->set_uri = uri_set_uri;
+}
+
+void
+gst_donar_call_client_hang_up (GstDonarCallClient * client)
+{
+  GstDonarCall *call = client->call;
+  DonarLinkEngine *engine = gst_donar_call_client_get_engine (client);
+  gboolean now_ended;
+
+  if (engine == NULL)
+    return;
+  donar_link_engine_end (engine, DONAR_BYE_HUNG_UP, HANG_UP_FLUSH_US);
+  g_mutex_lock (&call->lock);
+  now_ended = !call->ended &&
+      donar_link_engine_get_end (engine, NULL) == DONAR_LINK_END_HERE;
+  call->ended |= now_ended;
+  for (GList * l = call->clients; now_ended && l; l = l->next)
+    post_ended (l->data, "hung-up", "this end hung up");
+  g_mutex_unlock (&call->lock);
+}
+
+gboolean
+gst_donar_call_client_has_ended (GstDonarCallClient * client)
+{
+  DonarLinkEngine *engine = gst_donar_call_client_get_engine (client);
+
+  return engine != NULL &&
+      donar_link_engine_get_end (engine, NULL) != DONAR_LINK_END_NONE;
 }

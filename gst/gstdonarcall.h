@@ -37,6 +37,7 @@ typedef struct
   gboolean client_auth;
   guint stats_interval;         /* ms */
   gchar *address_file;          /* callee; "": none */
+  guint peer_timeout;           /* s */
 } GstDonarCallSettings;
 
 typedef struct _GstDonarCall GstDonarCall;
@@ -89,6 +90,7 @@ enum
   GST_DONAR_CALL_PROP_STATS,
   GST_DONAR_CALL_PROP_STATS_INTERVAL,
   GST_DONAR_CALL_PROP_ADDRESS_FILE,
+  GST_DONAR_CALL_PROP_PEER_TIMEOUT,
   GST_DONAR_CALL_N_PROPS,
 };
 
@@ -114,6 +116,13 @@ DonarLinkEngine *gst_donar_call_client_get_engine (GstDonarCallClient * client);
 gboolean gst_donar_call_client_is_ready (GstDonarCallClient * client);
 /* The links up, as the engine's last event told. */
 guint gst_donar_call_client_get_links_up (GstDonarCallClient * client);
+/* Hangs up: the BYE goes out on every open link (waits up to a second for
+ * it to leave), and every element of the call posts donar-call-ended.
+ * Nothing when the call has ended or is not set up. */
+void gst_donar_call_client_hang_up (GstDonarCallClient * client);
+/* Whether the call has ended, either side or the peer lost: no frame goes
+ * either way. */
+gboolean gst_donar_call_client_has_ended (GstDonarCallClient * client);
 /* Adds one to an element counter (a guint64 field of the stats). */
 void gst_donar_call_client_count (GstDonarCallClient * client,
     const gchar * counter);

@@ -108,6 +108,7 @@ static void gst_donar_sink_finalize (GObject * object);
 static gboolean gst_donar_sink_start (GstBaseSink * sink);
 static gboolean gst_donar_sink_stop (GstBaseSink * sink);
 static gboolean gst_donar_sink_set_caps (GstBaseSink * sink, GstCaps * caps);
+static gboolean gst_donar_sink_event (GstBaseSink * sink, GstEvent * event);
 static GstFlowReturn gst_donar_sink_render (GstBaseSink * sink,
     GstBuffer * buffer);
 
@@ -134,6 +135,7 @@ gst_donar_sink_class_init (GstDonarSinkClass * klass)
   basesink_class->stop = GST_DEBUG_FUNCPTR (gst_donar_sink_stop);
   basesink_class->set_caps = GST_DEBUG_FUNCPTR (gst_donar_sink_set_caps);
   basesink_class->render = GST_DEBUG_FUNCPTR (gst_donar_sink_render);
+  basesink_class->event = GST_DEBUG_FUNCPTR (gst_donar_sink_event);
 
   gst_type_mark_as_plugin_api (GST_TYPE_DONAR_POLICY, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_DONAR_SECURITY, 0);
@@ -318,6 +320,18 @@ drop_too_large (GstDonarSink * self, gsize size, gsize max_frame, gint64 now)
   self->too_large_largest = 0;
 }
 
+/* The end of what we send is the end of the call: hang up, so that the
+ * peer ends too rather than wait for the peer timeout. */
+static gboolean
+gst_donar_sink_event (GstBaseSink * sink, GstEvent * event)
+{
+  GstDonarSink *self = GST_DONAR_SINK (sink);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+    gst_donar_call_client_hang_up (&self->client);
+  return GST_BASE_SINK_CLASS (parent_class)->event (sink, event);
+}
+
 static GstFlowReturn
 gst_donar_sink_render (GstBaseSink * sink, GstBuffer * buffer)
 {
@@ -329,6 +343,9 @@ gst_donar_sink_render (GstBaseSink * sink, GstBuffer * buffer)
   gsize max_frame;
   gint64 now;
 
+  /* Upstream then sends EOS: the pipeline ends with the call. */
+  if (gst_donar_call_client_has_ended (&self->client))
+    return GST_FLOW_EOS;
   if (engine == NULL || !gst_donar_call_client_is_ready (&self->client)) {
     GST_LOG_OBJECT (self, "call not ready: buffer dropped");
     gst_donar_call_client_count (&self->client, "dropped-not-ready");

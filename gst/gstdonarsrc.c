@@ -399,6 +399,11 @@ gst_donar_src_create (GstPushSrc * src, GstBuffer ** buffer)
     check_base_delay (self, engine);
     frame = donar_link_engine_pop_frame (engine,
         g_get_monotonic_time () + POLL_US);
+    /* Every frame that came is out: the call is over, either side. */
+    if (frame == NULL && gst_donar_call_client_has_ended (&self->client)) {
+      GST_INFO_OBJECT (self, "the call ended: EOS");
+      return GST_FLOW_EOS;
+    }
     if (frame == NULL)
       continue;
 
