@@ -670,8 +670,10 @@ handle_sink_event (GstDonarJitterBuffer * self, GstEvent * event)
 }
 
 /* RTCP muxed into the RTP (RFC 5761: from a peer's rtpbin, when no
- * donarrtcpdemux took it out) would be read as RTP by rtpjitterbuffer, its
- * length as a sequence number: it goes no further. */
+ * donarrtcpdemux took it out) goes no further.  GStreamer's RTP validation
+ * refuses an SR or an RR (second byte 200, 201), but not feedback alone
+ * (reduced-size RTCP: a NACK reads as RTP, payload type 77), whose SSRC
+ * would make the playout estimator start over. */
 static gboolean
 buffer_is_rtcp (GstBuffer * buffer)
 {
