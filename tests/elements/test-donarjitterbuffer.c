@@ -1,8 +1,9 @@
 /* donarjitterbuffer: caps, a delay step that raises the latency of the
  * rtpjitterbuffer inside, lost events for missing packets, the latency
- * following rtpjitterbuffer's timeline, stats, properties, RTCP dropped, and a real Opus
- * pipeline.  Run under GST_TRACERS=leaks: gst_deinit () at the end makes
- * the leaks tracer warn about anything left, and warnings are fatal. */
+ * following rtpjitterbuffer's timeline, stats, properties, RTCP dropped,
+ * and a real Opus pipeline.  Run under GST_TRACERS=leaks: gst_deinit () at
+ * the end makes the leaks tracer warn about anything left, and warnings are
+ * fatal. */
 #include "elements-test.h"
 
 #include <gst/gst.h>
