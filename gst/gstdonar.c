@@ -2,8 +2,9 @@
  * plugin-donar:
  *
  * Anonymous voice calls over Tor onion links with telephone quality (DONAR):
- * `donarsink` and `donarsrc` carry RTP over the call's links,
- * `donarjitterbuffer` tunes the playout delay in front of the decoder.
+ * `donarsink` and `donarsrc` carry RTP (and RTCP) over the call's links,
+ * `donarjitterbuffer` tunes the playout delay in front of the decoder,
+ * `donarrtcpdemux` takes RTCP muxed with the RTP apart for `rtpbin`.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -11,6 +11,7 @@ G_BEGIN_DECLS
  * registers them all; add the source file to gst/meson.build too. */
 #define GST_DONAR_ELEMENTS(E) \
   E (donarjitterbuffer) \
+  E (donarrtcpdemux) \
   E (donarsink) \
   E (donarsrc)
 

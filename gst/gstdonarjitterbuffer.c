@@ -35,6 +35,7 @@
 
 #include "gstdonarjitterbuffer.h"
 #include "gstdonarelements.h"
+#include "gstdonarrtcpdemux.h"
 
 #include <gst/rtp/gstrtpbuffer.h>
 
@@ -668,18 +669,48 @@ handle_sink_event (GstDonarJitterBuffer * self, GstEvent * event)
   }
 }
 
+/* RTCP muxed into the RTP (RFC 5761: from a peer's rtpbin, when no
+ * donarrtcpdemux took it out) goes no further.  GStreamer's RTP validation
+ * refuses an SR or an RR (second byte 200, 201), but not feedback alone
+ * (reduced-size RTCP: a NACK reads as RTP, payload type 77), whose SSRC
+ * would make the playout estimator start over. */
+static gboolean
+buffer_is_rtcp (GstBuffer * buffer)
+{
+  guint8 head[2];
+
+  return gst_buffer_extract (buffer, 0, head, 2) == 2 &&
+      gst_donar_is_rtcp (head, 2);
+}
+
+static gboolean
+drop_rtcp_in_list (GstBuffer ** buffer, guint idx, gpointer user_data)
+{
+  if (buffer_is_rtcp (*buffer))
+    gst_clear_buffer (buffer);
+  return TRUE;
+}
+
 static GstPadProbeReturn
 gst_donar_jitter_buffer_sink_probe (GstPad * pad, GstPadProbeInfo * info,
     gpointer user_data)
 {
   GstDonarJitterBuffer *self = GST_DONAR_JITTER_BUFFER (user_data);
 
-  if (info->type & GST_PAD_PROBE_TYPE_BUFFER)
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    if (buffer_is_rtcp (GST_PAD_PROBE_INFO_BUFFER (info))) {
+      GST_LOG_OBJECT (self, "RTCP muxed in the RTP: dropped");
+      return GST_PAD_PROBE_DROP;
+    }
     handle_buffer (self, GST_PAD_PROBE_INFO_BUFFER (info));
-  else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST)
-    gst_buffer_list_foreach (GST_PAD_PROBE_INFO_BUFFER_LIST (info),
-        handle_buffer_in_list, self);
-  else if (info->type & GST_PAD_PROBE_TYPE_EVENT_BOTH)
+  } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
+    GstBufferList *list = GST_PAD_PROBE_INFO_BUFFER_LIST (info);
+
+    list = gst_buffer_list_make_writable (list);
+    GST_PAD_PROBE_INFO_DATA (info) = list;
+    gst_buffer_list_foreach (list, drop_rtcp_in_list, self);
+    gst_buffer_list_foreach (list, handle_buffer_in_list, self);
+  } else if (info->type & GST_PAD_PROBE_TYPE_EVENT_BOTH)
     handle_sink_event (self, GST_PAD_PROBE_INFO_EVENT (info));
   return GST_PAD_PROBE_OK;
 }

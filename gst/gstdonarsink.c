@@ -50,6 +50,7 @@
 #include "gstdonarsink.h"
 #include "gstdonarcall.h"
 #include "gstdonarelements.h"
+#include "gstdonarrtcpdemux.h"
 
 #include <string.h>
 
@@ -89,7 +90,9 @@ struct _GstDonarSink
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK,
     GST_PAD_ALWAYS,
-    GST_STATIC_CAPS ("application/x-rtp"));
+    /* RTCP too, muxed with the RTP of the call (RFC 5761) by a funnel after
+     * rtpbin: docs/elements.md, "RTCP". */
+    GST_STATIC_CAPS ("application/x-rtp; application/x-rtcp"));
 
 #define gst_donar_sink_parent_class parent_class
 G_DEFINE_TYPE_WITH_CODE (GstDonarSink, gst_donar_sink, GST_TYPE_BASE_SINK,
@@ -233,19 +236,32 @@ static gboolean
 gst_donar_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
 {
   GstDonarSink *self = GST_DONAR_SINK (sink);
-  GstCaps *sent = gst_caps_copy (caps);
-  GstStructure *s = gst_caps_get_structure (sent, 0);
+  GstCaps *sent;
+  GstStructure *s;
+  gchar *string;
+  gboolean changed;
 
+  /* The caps frame is for the peer's depayloader: RTCP's caps, which a
+   * funnel sets each time it switches to rtpbin's RTCP, are not sent. */
+  if (gst_structure_has_name (gst_caps_get_structure (caps, 0),
+          "application/x-rtcp"))
+    return TRUE;
+  sent = gst_caps_copy (caps);
+  s = gst_caps_get_structure (sent, 0);
   /* What the depayloader needs, not what changes with each stream: the
    * caps frame must fit one frame (one Tor cell). */
   gst_structure_remove_fields (s, "ssrc", "timestamp-offset",
       "seqnum-offset", NULL);
-  GST_OBJECT_LOCK (self);
-  g_free (self->caps_string);
-  self->caps_string = gst_caps_to_string (sent);
-  GST_OBJECT_UNLOCK (self);
+  string = gst_caps_to_string (sent);
   gst_caps_unref (sent);
-  g_atomic_int_set (&self->caps_dirty, 1);
+  GST_OBJECT_LOCK (self);
+  /* The funnel sets the RTP caps again after each RTCP packet. */
+  changed = g_strcmp0 (string, self->caps_string) != 0;
+  g_free (self->caps_string);
+  self->caps_string = string;
+  GST_OBJECT_UNLOCK (self);
+  if (changed)
+    g_atomic_int_set (&self->caps_dirty, 1);
   return TRUE;
 }
 
@@ -393,6 +409,8 @@ gst_donar_sink_render (GstBaseSink * sink, GstBuffer * buffer)
     goto done;
   }
   gst_donar_call_client_count (&self->client, "buffers-sent");
+  if (gst_donar_is_rtcp (map.data, map.size))
+    gst_donar_call_client_count (&self->client, "rtcp-sent");
 
 done:
   gst_buffer_unmap (buffer, &map);

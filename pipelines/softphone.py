@@ -3,14 +3,20 @@
 
 One process, one pipeline, one call: a donarsink and a donarsrc with the same
 `call` name share one session and one set of links (docs/elements.md, "Full
-duplex"):
+duplex"), and an rtpbin whose RTCP goes over the call with the RTP (muxed,
+RFC 5761; docs/elements.md, "RTCP"):
 
-    donarsrc ! donarjitterbuffer ! rtpopusdepay ! opusdec plc=true
+    donarsrc ! donarrtcpdemux name=demux
+        demux.rtp_src ! donarjitterbuffer ! rtpbin.recv_rtp_sink_0
+        demux.rtcp_src ! rtpbin.recv_rtcp_sink_0
+    rtpbin.recv_rtp_src_0_* ! rtpopusdepay ! opusdec plc=true
              ! audioconvert ! audioresample ! (autoaudiosink | wavenc ! filesink)
     (autoaudiosrc | audiotestsrc | filesrc ! wavparse ! identity sync=true)
              ! audioconvert ! audioresample
              ! opusenc audio-type=voice bitrate=32000 frame-size=40 inband-fec=false
-             ! rtpopuspay pt=96 ! donarsink
+             ! rtpopuspay pt=96 ! rtpbin.send_rtp_sink_0
+    rtpbin.send_rtp_src_0 ! funnel name=mux ! donarsink
+    rtpbin.send_rtcp_src_0 ! mux.
 
     softphone.py callee [options]            # prints ADDRESS=donar://...
     softphone.py caller 'donar://...' [options]
@@ -62,6 +68,9 @@ def parse_args(argv):
                         "(default 0: until Ctrl-C)")
     p.add_argument("--setup-timeout", type=float, default=180,
                    help="give up if no audio came from the other end within this many s (180; 0: never)")
+    p.add_argument("--rtcp-interval", type=float, default=5.0, metavar="S",
+                   help="rtpbin's least RTCP interval (5 s, RFC 3550's; the first "
+                        "report comes after half of it or more)")
     p.add_argument("--address-file", metavar="FILE",
                    help="callee: also write the address there (mode 0600)")
     p.add_argument("--build", default=os.path.join(TOP, "build"),
@@ -76,6 +85,8 @@ def parse_args(argv):
         p.error("callee: no address (the callee prints one)")
     if a.seconds < 0 or a.setup_timeout < 0:
         p.error("--seconds and --setup-timeout must not be negative")
+    if a.rtcp_interval <= 0:
+        p.error("--rtcp-interval must be positive")
     return a
 
 
@@ -121,6 +132,43 @@ def link_stats(stats):
     return links
 
 
+# rtpbin's round trip is in 1/65536 s (RFC 3550's LSR and DLSR unit).
+RTCP_TIME_UNIT = 65536.0
+
+
+def rtcp_stats(session_stats):
+    """What rtpbin's session knows from the peer's RTCP: the peer's report
+    on our stream (round trip, loss, jitter) and our count of the peer's
+    packets.  None until a report came.  `source-stats` is a GValueArray of
+    GstStructures, one per SSRC; the peer's is the one not `internal`."""
+    if session_stats is None:
+        return None
+    sources = session_stats.get_value("source-stats")
+    for source in (sources or []):
+        ok, internal = source.get_boolean("internal")
+        if not ok or internal:
+            continue
+        ok, have_rb = source.get_boolean("have-rb")
+        if not ok or not have_rb:
+            continue
+        _, rtt = source.get_uint("rb-round-trip")
+        _, lsr = source.get_uint("rb-lsr")
+        _, fraction = source.get_uint("rb-fractionlost")
+        _, lost = source.get_int("rb-packetslost")
+        _, jitter = source.get_uint("rb-jitter")
+        _, rate = source.get_int("clock-rate")
+        _, received_lost = source.get_int("packets-lost")
+        return {
+            # -1 until the peer's report refers to an SR of ours (LSR 0).
+            "round_trip_ms": round(rtt / RTCP_TIME_UNIT * 1000, 1) if lsr else -1.0,
+            "peer_lost": lost,
+            "peer_fraction_lost": round(fraction / 256.0, 4),
+            "peer_jitter_ms": round(jitter * 1000.0 / rate, 1) if rate > 0 else -1.0,
+            "lost": received_lost,
+        }
+    return None
+
+
 class Softphone:
     def __init__(self, args):
         self.args = args
@@ -133,6 +181,8 @@ class Softphone:
         self.setup_timer = 0
         self.ending = False
         self.links_down = 0
+        self.rtcp_received = 0       # RTCP packets from the peer (the demuxer's)
+        self.rtcp_shown = 0
         self.pipeline = self.build()
 
     def build(self):
@@ -152,12 +202,23 @@ class Softphone:
         # donarsink sync=false: the sources are live (or paced by identity),
         # and a sync'ing sink would also wait for the whole pipeline's
         # latency, i.e. for the receiving jitter buffer.
+        # rtpbin latency=0: donarjitterbuffer, in front of it, already
+        # plays the frames out in order at their time; rtpbin's own jitter
+        # buffer would only add its latency.  RTCP goes out over the call
+        # with the RTP (a funnel into donarsink) and comes apart after
+        # donarsrc (donarrtcpdemux): docs/elements.md, "RTCP".
         desc = (
-            "donarsrc name=src ! donarjitterbuffer name=jb ! rtpopusdepay ! "
+            "rtpbin name=rtp latency=0  "
+            "donarsrc name=src ! donarrtcpdemux name=demux  "
+            "demux.rtp_src ! donarjitterbuffer name=jb ! rtp.recv_rtp_sink_0  "
+            "demux.rtcp_src ! rtp.recv_rtcp_sink_0  "
+            "rtpopusdepay name=depay ! "
             "opusdec plc=true ! audioconvert ! audioresample ! " + out + "  " +
             inp + " ! audioconvert ! audioresample ! "
             "opusenc audio-type=voice bitrate=32000 frame-size=40 inband-fec=false ! "
-            "rtpopuspay pt=96 name=pay ! donarsink name=sink sync=false"
+            "rtpopuspay pt=96 name=pay ! rtp.send_rtp_sink_0  "
+            "rtp.send_rtp_src_0 ! funnel name=mux ! donarsink name=sink sync=false  "
+            "rtp.send_rtcp_src_0 ! mux."
         )
         try:
             pipeline = Gst.parse_launch(desc)
@@ -197,12 +258,49 @@ class Softphone:
             if e.get_property("security").value_nick != a.security:
                 raise SystemExit("softphone: error: --security: default, 2hop or "
                                  "1way, not %r" % a.security)
-        pipeline.get_by_name("src").get_static_pad("src").add_probe(
+        rtp = pipeline.get_by_name("rtp")
+        # parse_launch cannot name rtpbin's receiving pad (it carries the
+        # peer's SSRC): link it when it comes.
+        depay = pipeline.get_by_name("depay").get_static_pad("sink")
+        rtp.connect("pad-added", self.on_rtpbin_pad, depay)
+        rtp.connect("on-ssrc-active", self.on_rtcp)
+        rtp.emit("get-internal-session", 0).set_property(
+            "rtcp-min-interval", int(a.rtcp_interval * Gst.SECOND))
+        demux = pipeline.get_by_name("demux")
+        demux.get_static_pad("rtp_src").add_probe(
             Gst.PadProbeType.BUFFER, self.on_first_audio)
+        demux.get_static_pad("rtcp_src").add_probe(
+            Gst.PadProbeType.BUFFER, self.on_rtcp_packet)
         bus = pipeline.get_bus()
         bus.add_signal_watch()
         bus.connect("message", self.on_message)
         return pipeline
+
+    def on_rtpbin_pad(self, rtpbin, pad, depay):
+        if pad.get_name().startswith("recv_rtp_src_0_") and not depay.is_linked():
+            pad.link(depay)
+
+    def on_rtcp_packet(self, pad, info):
+        self.rtcp_received += 1
+        return Gst.PadProbeReturn.OK
+
+    # The peer sent RTCP (rtpbin's thread): show what it reported.
+    def on_rtcp(self, rtpbin, session, ssrc):
+        GLib.idle_add(self.show_rtcp)
+
+    def show_rtcp(self):
+        r = self.rtcp()
+        if r is not None and self.rtcp_received != self.rtcp_shown:
+            self.rtcp_shown = self.rtcp_received
+            say("RTCP: round trip %(round_trip_ms).1f ms; the other end lost "
+                "%(peer_lost)d of ours (%(peer_fraction_lost).1f %% lately), "
+                "jitter %(peer_jitter_ms).1f ms; we lost %(lost)d of theirs"
+                % dict(r, peer_fraction_lost=r["peer_fraction_lost"] * 100))
+        return False
+
+    def rtcp(self):
+        session = self.pipeline.get_by_name("rtp").emit("get-session", 0)
+        return rtcp_stats(session.get_property("stats")) if session else None
 
     # The first frame from the other end: the call is on; --seconds counts
     # from here.  On the streaming thread: hand over to the main loop.
@@ -321,17 +419,24 @@ class Softphone:
         seconds = 0.0
         if self.first_audio is not None:
             seconds = (GLib.get_monotonic_time() - self.first_audio) / 1e6
+        rtcp = self.rtcp()
+        if rtcp is not None:
+            rtcp["received"] = self.rtcp_received
+            rtcp["sent"] = u64(sink, "rtcp-sent")
         return {
             "role": self.args.role,
             "seconds": round(seconds, 2),
-            "frames_sent": u64(sink, "buffers-sent"),
-            "frames_received": u64(src, "buffers-received"),
+            # RTP only: the RTCP goes over the call too.
+            "frames_sent": u64(sink, "buffers-sent") - u64(sink, "rtcp-sent"),
+            "frames_received": u64(src, "buffers-received") - self.rtcp_received,
             "frames_late": u64(jb, "late"),
             "frames_lost": u64(jb, "lost"),
             "jitterbuffer_latency_ms": jb_latency,
             "base_delay_ms": base_delay,
             "links_up": links_up,
             "links": link_stats(sink),
+            # The peer's RTCP (rtpbin): null if no report came.
+            "rtcp": rtcp,
         }
 
     def run(self):
@@ -358,6 +463,11 @@ class Softphone:
         say("sent %(frames_sent)d frames, received %(frames_received)d "
             "(%(frames_late)d late, %(frames_lost)d lost at playout), "
             "%(links_up)d links up" % summary)
+        if summary["rtcp"] is None:
+            say("no RTCP report from the other end")
+        else:
+            say("RTCP: round trip %(round_trip_ms).1f ms, the other end lost "
+                "%(peer_lost)d of ours, we lost %(lost)d of theirs" % summary["rtcp"])
         if self.args.json:
             print(json.dumps(summary), flush=True)
         return self.exit_code
@@ -365,7 +475,8 @@ class Softphone:
 
 def main():
     Gst.init(None)
-    for factory in ("donarsrc", "donarsink", "donarjitterbuffer", "opusenc", "rtpopuspay"):
+    for factory in ("donarsrc", "donarsink", "donarjitterbuffer", "donarrtcpdemux",
+                    "rtpbin", "opusenc", "rtpopuspay"):
         if Gst.ElementFactory.find(factory) is None:
             fail("no element %s (GST_PLUGIN_PATH=%s; build first: meson setup build && "
                  "ninja -C build)" % (factory, os.environ.get("GST_PLUGIN_PATH")))

@@ -1,13 +1,15 @@
 #!/usr/bin/python3
 """The test of pipelines/softphone.py (suite elements): a callee and a caller
-softphone, two processes, over donar-torsim, each sending a WAV file (a tone
-of its own) and writing what it hears to a WAV file.  Checks that both ends
-heard the other's tone for about the call's length, and that each read the
-per-link stats (the `links` array, which PyGObject reads only through
-Gst.Structure.get_array without gst-python's overrides) into its --json
-summary.
+softphone, two processes, over donar-torsim (or with `direct`, over
+tor-control=direct), each sending a WAV file (a tone of its own) and writing
+what it hears to a WAV file.  Checks that both ends heard the other's tone
+for about the call's length, that each read the per-link stats (the `links`
+array, which PyGObject reads only through Gst.Structure.get_array without
+gst-python's overrides) into its --json summary, and that the RTCP of each
+end's rtpbin, carried over the call with the RTP, reached the other: each
+summary has the peer's report (a round trip, the loss).
 
-Usage: check-softphone.py BUILD_DIR SOURCE_DIR
+Usage: check-softphone.py BUILD_DIR SOURCE_DIR [direct]
 
 Every process it starts (donar-torsim, the two softphones) is stopped by its
 PID, whatever happens."""
@@ -27,6 +29,9 @@ LINKS = 12            # softphone.py's default
 INPUT_SECONDS = 30    # the inputs outlast the setup and the call
 RATE = 48000
 TONES = {"callee": 440.0, "caller": 660.0}
+# rtpbin's least RTCP interval, s: reports within the call's SECONDS (RFC
+# 3550's 5 s would leave too few).
+RTCP_INTERVAL = 1
 
 
 def write_tone(path, freq):
@@ -58,8 +63,50 @@ def analyse(path):
     return seconds, rms, freq
 
 
+def check_rtcp(role, summary):
+    """The peer's RTCP reached this end's rtpbin: round trip and loss."""
+    rtcp = summary.get("rtcp") or {}
+    rtt = rtcp.get("round_trip_ms", -1)
+    print("# %s RTCP: %s" % (role, json.dumps(rtcp)))
+    checks = [
+        ("%s: RTCP from the other end (%d packets)" % (role, rtcp.get("received", 0)),
+         rtcp.get("received", 0) >= 1 and rtcp.get("sent", 0) >= 1),
+        ("%s: the RTCP round trip known (0 < %.1f ms < 5000)" % (role, rtt),
+         0 < rtt < 5000),
+        # Nothing is lost on these links; rtpsession counts one packet more
+        # than it expects after its probation, so -1 is no loss too.
+        ("%s: the loss reported (%s of ours, %s of theirs)"
+         % (role, rtcp.get("peer_lost"), rtcp.get("lost")),
+         isinstance(rtcp.get("peer_lost"), int) and isinstance(rtcp.get("lost"), int)),
+    ]
+    for name, good in checks:
+        print(("ok   " if good else "FAIL ") + name)
+    return all(good for _, good in checks)
+
+
+def start_torsim(torsim, tmp, procs):
+    """donar-torsim, in procs; its control port."""
+    ports = os.path.join(tmp, "ports")
+    procs["donar-torsim"] = subprocess.Popen(
+        [torsim, "--port-file", ports, "--publish-ms", "500"],
+        stdout=subprocess.DEVNULL)
+    control = None
+    deadline = time.monotonic() + 10
+    while control is None and time.monotonic() < deadline:
+        if os.path.exists(ports):
+            for line in open(ports):
+                if line.startswith("CONTROL_PORT="):
+                    control = line.strip().split("=", 1)[1]
+        time.sleep(0.05)
+    assert control, "donar-torsim did not start"
+    print("# donar-torsim pid %d, control port %s"
+          % (procs["donar-torsim"].pid, control), flush=True)
+    return control
+
+
 def main():
     build, source = sys.argv[1], sys.argv[2]
+    direct = len(sys.argv) > 3 and sys.argv[3] == "direct"
     torsim = os.path.join(build, "tools", "donar-torsim")
     softphone = os.path.join(source, "pipelines", "softphone.py")
     env = dict(os.environ, GST_PLUGIN_PATH=os.path.join(build, "gst"))
@@ -67,21 +114,7 @@ def main():
     ok = True
     with tempfile.TemporaryDirectory(prefix="softphone-") as tmp:
         try:
-            ports = os.path.join(tmp, "ports")
-            procs["donar-torsim"] = subprocess.Popen(
-                [torsim, "--port-file", ports, "--publish-ms", "500"],
-                stdout=subprocess.DEVNULL)
-            control = None
-            deadline = time.monotonic() + 10
-            while control is None and time.monotonic() < deadline:
-                if os.path.exists(ports):
-                    for line in open(ports):
-                        if line.startswith("CONTROL_PORT="):
-                            control = line.strip().split("=", 1)[1]
-                time.sleep(0.05)
-            assert control, "donar-torsim did not start"
-            print("# donar-torsim pid %d, control port %s"
-                  % (procs["donar-torsim"].pid, control), flush=True)
+            control = "direct" if direct else start_torsim(torsim, tmp, procs)
 
             files = {}
             for role in ("callee", "caller"):
@@ -96,6 +129,7 @@ def main():
                     ["/usr/bin/python3", softphone, role] + extra +
                     ["--tor-control", control, "--input", files[role][0],
                      "--output", files[role][1], "--seconds", str(SECONDS),
+                     "--rtcp-interval", str(RTCP_INTERVAL),
                      "--setup-timeout", "40", "--json"],
                     env=env, stdout=subprocess.PIPE, stderr=log, text=True)
                 procs[role] = p
@@ -126,10 +160,12 @@ def main():
             for role in ("callee", "caller"):
                 lines = outs[role].strip().splitlines()
                 try:
-                    links = json.loads(lines[-1])["links"]
+                    summary = json.loads(lines[-1])
+                    links = summary["links"]
                 except (IndexError, ValueError, KeyError) as e:
-                    links = []
+                    summary, links = {}, []
                     print("# %s: no links in the JSON summary (%s)" % (role, e))
+                ok = check_rtcp(role, summary) and ok
                 good = (len(links) == LINKS and
                         [l["index"] for l in links] == list(range(LINKS)) and
                         all(l["state"] in ("up", "down") for l in links))

@@ -1,14 +1,16 @@
 /* donarjitterbuffer: caps, a delay step that raises the latency of the
  * rtpjitterbuffer inside, lost events for missing packets, the latency
- * following rtpjitterbuffer's timeline, stats, properties, and a real Opus
- * pipeline.  Run under GST_TRACERS=leaks: gst_deinit () at the end makes
- * the leaks tracer warn about anything left, and warnings are fatal. */
+ * following rtpjitterbuffer's timeline, stats, properties, RTCP dropped,
+ * and a real Opus pipeline.  Run under GST_TRACERS=leaks: gst_deinit () at
+ * the end makes the leaks tracer warn about anything left, and warnings are
+ * fatal. */
 #include "elements-test.h"
 
 #include <gst/gst.h>
 #include <gst/check/gstharness.h>
 #include <gst/check/gsttestclock.h>
 #include <gst/rtp/gstrtpbuffer.h>
+#include <gst/rtp/gstrtcpbuffer.h>
 #include <string.h>
 
 #define CAPS "application/x-rtp, media=(string)audio, clock-rate=(int)48000, " \
@@ -445,6 +447,79 @@ test_opus_pipeline (void)
   gst_object_unref (pipeline);
 }
 
+/* A generic NACK alone (reduced-size RTCP, RFC 5506, which rtpbin sends
+ * with rtcp-reduced-size and retransmission): unlike an SR or an RR
+ * (200, 201), which GStreamer's RTP validation refuses, it reads as a valid
+ * RTP packet (payload type 77, one CSRC). */
+static GstBuffer *
+rtcp_nack (GstClockTime arrival)
+{
+  GstBuffer *buf = gst_rtcp_buffer_new (200);
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket packet;
+  guint8 *fci;
+
+  g_assert_true (gst_rtcp_buffer_map (buf, GST_MAP_READWRITE, &rtcp));
+  g_assert_true (gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RTPFB,
+          &packet));
+  gst_rtcp_packet_fb_set_type (&packet, GST_RTCP_RTPFB_TYPE_NACK);
+  gst_rtcp_packet_fb_set_sender_ssrc (&packet, 0xabcdef01);
+  gst_rtcp_packet_fb_set_media_ssrc (&packet, 0x12345678);
+  g_assert_true (gst_rtcp_packet_fb_set_fci_length (&packet, 1));
+  fci = gst_rtcp_packet_fb_get_fci (&packet);
+  GST_WRITE_UINT32_BE (fci, 3 << 16);
+  gst_rtcp_buffer_unmap (&rtcp);
+  GST_BUFFER_DTS (buf) = arrival;
+  return buf;
+}
+
+/* The peer's RTCP straight into donarjitterbuffer (no demuxer): dropped,
+ * never counted as a frame nor pushed to the depayloader. */
+/* The peer's RTCP straight into donarjitterbuffer (its rtpbin muxes it into
+ * the call; no donarrtcpdemux here): dropped, never counted as a frame nor
+ * pushed to the depayloader. */
+static void
+test_drops_rtcp (void)
+{
+  GstHarness *h = new_harness ();
+  GstStructure *s;
+  guint buffers = 0, window = 0;
+
+  for (guint i = 0; i < 10; i++) {
+    GstClockTime arrival = i * FRAME + 100 * GST_MSECOND;
+
+    gst_harness_set_time (h, arrival);
+    release_due_waits (h);
+    g_assert_cmpint (gst_harness_push (h, rtp_packet (i, arrival)), ==,
+        GST_FLOW_OK);
+    if (i % 3 == 1)
+      g_assert_cmpint (gst_harness_push (h, rtcp_nack (arrival)), ==,
+          GST_FLOW_OK);
+  }
+  /* Let every timer of rtpjitterbuffer run out. */
+  while (gst_harness_wait_for_clock_id_waits (h, 1, 1))
+    gst_harness_crank_single_clock_wait (h);
+
+  while (gst_harness_buffers_in_queue (h) > 0) {
+    GstBuffer *buf = gst_harness_pull (h);
+
+    g_assert_false (gst_rtcp_buffer_validate (buf));
+    gst_buffer_unref (buf);
+    buffers++;
+  }
+  g_assert_cmpuint (buffers, ==, 10);
+  s = get_stats (h);
+  g_assert_cmpuint (stat_u64 (s, "frames"), ==, 10);
+  g_assert_cmpuint (stat_u64 (s, "pushed"), ==, 10);
+  g_assert_cmpuint (stat_u64 (s, "lost"), ==, 0);
+  /* Read as RTP, the NACK has another SSRC: the playout estimator would
+   * start over at each, and again at the next RTP, its window emptied. */
+  g_assert_true (gst_structure_get_uint (s, "window-frames", &window));
+  g_assert_cmpuint (window, ==, 10);
+  gst_structure_free (s);
+  gst_harness_teardown (h);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -461,6 +536,7 @@ main (int argc, char **argv)
   g_test_add_func ("/donarjitterbuffer/stats-and-properties",
       test_stats_and_properties);
   g_test_add_func ("/donarjitterbuffer/opus-pipeline", test_opus_pipeline);
+  g_test_add_func ("/donarjitterbuffer/drops-rtcp", test_drops_rtcp);
   ret = g_test_run ();
   return elements_test_finish (ret, check_leaks);
 }
