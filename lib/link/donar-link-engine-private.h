@@ -47,6 +47,8 @@ typedef struct
    * callee's tor has said "connected" back through the circuit. */
   gint64 rtt_us;
   gboolean awaiting_peer;       /* caller: our HELLO is out, no reply yet */
+  /* In links_up, LINK_UP raised: both HELLOs crossed (count_up). */
+  gboolean counted_up;
   gint64 full_since;            /* 0: the queue is not at its cap */
   guint64 dials;
   gchar last_error[96];

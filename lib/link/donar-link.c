@@ -97,6 +97,34 @@ on_link_writable (struct bufferevent *bev, gpointer user_data)
   donar_link_engine_unlock (link->engine);
 }
 
+static gboolean
+link_authenticated (DonarLink * link)
+{
+  DonarLinkStats stats;
+
+  donar_session_get_link_stats (link->engine->session, link->index, &stats);
+  return stats.authenticated;
+}
+
+/* A link is up once both HELLOs crossed on it: frames sent on it then
+ * reach the peer.  A callee's is at once (the caller's HELLO picked it); a
+ * caller's when the callee's HELLO answers ours. */
+static void
+count_up (DonarLink * link)
+{
+  DonarLinkEngine *engine = link->engine;
+
+  link->counted_up = TRUE;
+  engine->links_up++;
+  engine->had_link = TRUE;
+  engine->peer_unreachable_reported = FALSE;
+  donar_link_engine_raise (engine, DONAR_LINK_EVENT_LINK_UP, link->index,
+      "link %u is open", link->index);
+  if (engine->links_up == engine->settings.config.n_links)
+    donar_link_engine_raise (engine, DONAR_LINK_EVENT_ALL_LINKS_UP,
+        G_MAXUINT, "all %u links are open", engine->links_up);
+}
+
 static void
 read_input (DonarLink * link, struct bufferevent *bev)
 {
@@ -117,16 +145,18 @@ read_input (DonarLink * link, struct bufferevent *bev)
       break;
     if (link->state != DONAR_LINK_OPEN || length == 0)
       continue;
-    if (link->awaiting_peer) {
+    if (link->awaiting_peer)
       link->rtt_us = now - link->opened_at;
-      link->awaiting_peer = FALSE;
-    }
     error = donar_session_receive (engine->session, link->index, data,
         length, now);
     if (error != DONAR_OK) {
       donar_link_close (link, now, "the peer sent bad data: %s",
           donar_error_to_string (error));
       break;
+    }
+    if (link->awaiting_peer && link_authenticated (link)) {
+      link->awaiting_peer = FALSE;
+      count_up (link);
     }
   }
 }
@@ -176,17 +206,12 @@ donar_link_open (DonarLink * link, gint64 now)
   link->full_since = 0;
   bufferevent_setcb (link->bev, on_link_readable, on_link_writable,
       on_link_event, link);
-  engine->links_up++;
-  engine->had_link = TRUE;
+  link->counted_up = FALSE;
   engine->connections_opened++;
-  engine->peer_unreachable_reported = FALSE;
   donar_session_link_up (engine->session, link->index, now);
   donar_link_path_apply (link);
-  donar_link_engine_raise (engine, DONAR_LINK_EVENT_LINK_UP, link->index,
-      "link %u is open", link->index);
-  if (engine->links_up == engine->settings.config.n_links)
-    donar_link_engine_raise (engine, DONAR_LINK_EVENT_ALL_LINKS_UP,
-        G_MAXUINT, "all %u links are open", engine->links_up);
+  if (!link->awaiting_peer)
+    count_up (link);
 }
 
 static void
@@ -204,6 +229,7 @@ donar_link_close (DonarLink * link, gint64 now, const gchar * format, ...)
 {
   DonarLinkEngine *engine = link->engine;
   gboolean was_open = link->state == DONAR_LINK_OPEN;
+  gboolean was_up = was_open && link->counted_up;
   gboolean not_listening = link->state == DONAR_LINK_CONNECTING;
   va_list args;
 
@@ -214,13 +240,12 @@ donar_link_close (DonarLink * link, gint64 now, const gchar * format, ...)
   /* Whatever tor says next of the old circuit is not this link's. */
   donar_link_path_reset (link, "");
 
-  if (was_open && engine->end != DONAR_LINK_END_NONE) {
-    /* Not a failure: the call is over. */
+  if (was_open)
     donar_session_link_down (engine->session, link->index, now);
+  if (was_up)
     engine->links_up--;
-  } else if (was_open) {
-    donar_session_link_down (engine->session, link->index, now);
-    engine->links_up--;
+  link->counted_up = FALSE;
+  if (was_up && engine->end == DONAR_LINK_END_NONE) {
     /* A link that carried the call a while was good: its next dial starts
      * the backoff over. */
     if (now - link->opened_at >= 10 * G_TIME_SPAN_SECOND)
@@ -233,7 +258,7 @@ donar_link_close (DonarLink * link, gint64 now, const gchar * format, ...)
           G_MAXUINT, "no link is open (the last one, %u: %s)", link->index,
           link->last_error);
     }
-  } else {
+  } else if (!was_up && engine->end == DONAR_LINK_END_NONE) {
     engine->connections_failed++;
   }
   link->state = DONAR_LINK_IDLE;
