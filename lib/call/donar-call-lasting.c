@@ -66,6 +66,9 @@ donar_call_lasting_init (DonarCallLasting * lasting,
   if (!donar_call_keyfile_load (options->key_file, &lasting->keys,
           &lasting->exists, error))
     return FALSE;
+  /* A new file: its directory, before the onion is published. */
+  if (!lasting->exists && !donar_call_keyfile_check (options->key_file, error))
+    return FALSE;
   if (lasting->exists) {
     memcpy (secret, lasting->keys.secret, DONAR_CALL_SECRET_LENGTH);
   } else {
