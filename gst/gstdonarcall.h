@@ -37,6 +37,8 @@ typedef struct
   gboolean client_auth;
   guint stats_interval;         /* ms */
   gchar *address_file;          /* callee; "": none */
+  gchar *key_file;              /* callee, a lasting address; "": none */
+  gchar *client_auth_dir;       /* callee, its contacts; "": none */
 } GstDonarCallSettings;
 
 typedef struct _GstDonarCall GstDonarCall;
@@ -89,6 +91,8 @@ enum
   GST_DONAR_CALL_PROP_STATS,
   GST_DONAR_CALL_PROP_STATS_INTERVAL,
   GST_DONAR_CALL_PROP_ADDRESS_FILE,
+  GST_DONAR_CALL_PROP_KEY_FILE,
+  GST_DONAR_CALL_PROP_CLIENT_AUTH_DIR,
   GST_DONAR_CALL_N_PROPS,
 };
 
