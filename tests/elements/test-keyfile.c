@@ -13,35 +13,16 @@
 
 #define SETUP_TIMEOUT (20 * GST_SECOND)
 
-static GstElement *
-launch (const gchar * description)
-{
-  GError *error = NULL;
-  GstElement *pipeline = gst_parse_launch (description, &error);
-
-  g_assert_no_error (error);
-  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
-      GST_STATE_CHANGE_FAILURE);
-  return pipeline;
-}
-
-static void
-stop (GstElement * pipeline)
-{
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (pipeline);
-}
-
 /* A callee with the key file: its address. */
 static gchar *
 answer (const gchar * control, const gchar * key_file)
 {
   gchar *desc = g_strdup_printf ("donarsrc tor-control=%s key-file=\"%s\" "
       "! fakesink", control, key_file);
-  GstElement *callee = launch (desc);
+  GstElement *callee = elements_test_play (desc);
   gchar *address = elements_test_wait_address (callee, SETUP_TIMEOUT);
 
-  stop (callee);
+  elements_test_stop (callee);
   g_free (desc);
   return address;
 }
@@ -70,18 +51,18 @@ test_lasting (void)
   /* The first callee is gone: its saved address reaches the next one. */
   desc = g_strdup_printf ("donarsrc tor-control=%s key-file=\"%s\" ! "
       "fakesink", torsim.control, key_file);
-  callee = launch (desc);
+  callee = elements_test_play (desc);
   g_free (desc);
   g_free (elements_test_wait_address (callee, SETUP_TIMEOUT));
   desc = g_strdup_printf ("donarsrc tor-control=%s address=\"%s\" ! "
       "fakesink", torsim.control, first);
-  caller = launch (desc);
+  caller = elements_test_play (desc);
   g_free (desc);
   msg = elements_test_wait_message (caller, "donar-ready", SETUP_TIMEOUT);
   g_assert_nonnull (msg);
   gst_message_unref (msg);
-  stop (caller);
-  stop (callee);
+  elements_test_stop (caller);
+  elements_test_stop (callee);
 
   g_assert_cmpint (g_unlink (key_file), ==, 0);
   g_assert_cmpint (g_rmdir (dir), ==, 0);
@@ -116,7 +97,7 @@ assert_refused (const gchar * description, const gchar * reason)
   g_free (debug);
   gst_message_unref (msg);
   gst_object_unref (bus);
-  stop (pipeline);
+  elements_test_stop (pipeline);
 }
 
 static void
