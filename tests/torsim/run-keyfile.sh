@@ -5,7 +5,8 @@
 # (mode 0600), the second reuses it unchanged, and a caller that dials the
 # address saved from the first run reaches the second run's callee, its
 # frames arriving.  A second callee with the key file while the first
-# runs is refused (tor serves the onion already).  A key file open to
+# runs is refused (tor serves the onion already).  With --client-auth the
+# address's client key lasts too.  A key file open to
 # other users, a corrupt one, and one that cannot be created are refused
 # with the reason and exit status 1, before any tor is launched (no
 # --tor-control is given to them: a launched tor would still be
@@ -20,8 +21,8 @@ donar_call=$2
 python=$3
 work=$(mktemp -d "${TMPDIR:-/tmp}/donar-torsim-keyfile.XXXXXX")
 source "$(dirname "$0")/processes.sh"
-logs=(torsim.log first.log second.log twin.log caller.log caller.json
-  open.log corrupt.log nodir.log)
+logs=(torsim.log first.log second.log twin.log auth.log caller.log
+  caller.json open.log corrupt.log nodir.log)
 
 refused () {  # refused NAME PATTERN: exit status 1 and the reason in NAME.log
   local status=$1 name=$2 pattern=$3
@@ -90,6 +91,24 @@ timeout 20 "$donar_call" callee --key-file "$key" \
   --tor-control "$CONTROL_PORT" --seconds 1 --setup-timeout 10 \
   > /dev/null 2> "$work/twin.log" || status=$?
 refused "$status" twin "is another callee using it"
+
+# With --client-auth the address's key is kept too (made by a first run
+# on a new file, then the same): the whole address lasts.
+for run in 1 2; do
+  rm -f "$work/auth$run"
+  "$donar_call" callee --key-file "$work/keys/auth.key" --client-auth \
+    --tor-control "$CONTROL_PORT" --seconds 60 --setup-timeout 60 \
+    --address-file "$work/auth$run" > /dev/null 2> "$work/auth.log" &
+  pids+=($!)
+  auth_pid=$!
+  wait_for_file "$work/auth$run"
+  kill -TERM "$auth_pid"
+  wait "$auth_pid"
+done
+grep -q '&auth=' "$work/auth1"
+grep -q '^client-auth=' "$work/keys/auth.key"
+[ "$(cat "$work/auth1")" = "$(cat "$work/auth2")" ] || {
+  echo "--client-auth: the second run's address differs" >&2; exit 1; }
 
 # The caller dials the address saved from the first run.
 "$donar_call" caller - --tor-control "$CONTROL_PORT" --seconds 4 \
