@@ -16,8 +16,8 @@
 
 G_BEGIN_DECLS
 
-/* Most contacts: each adds a client entry to the onion's descriptor,
- * which tor caps at 50 KB. */
+/* Most contacts: each adds a client entry (about 90 bytes) to the
+ * onion's descriptor, whose size tor limits to 50,000 bytes. */
 #define DONAR_CALL_CONTACTS_MAX 256
 
 /* The public keys of dir's *.auth files (52 lowercase base32 characters
