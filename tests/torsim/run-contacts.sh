@@ -21,13 +21,6 @@ source "$(dirname "$0")/processes.sh"
 logs=(torsim.log callee.log none.log stranger.log again.log bad.log
   alice.log alice.json bob.log bob.json)
 
-refused () {  # refused STATUS NAME PATTERN: status 1, the reason in NAME.log
-  local status=$1 name=$2 pattern=$3
-  [ "$status" -eq 1 ] || { echo "$name: exit status $status, not 1" >&2; exit 1; }
-  grep -q "$pattern" "$work/$name.log" || {
-    echo "$name: no \"$pattern\" in its error" >&2; exit 1; }
-}
-
 mkdir "$work/contacts" "$work/others" "$work/bad"
 "$donar_call" contact-key alice "$work/contacts" > "$work/alice.key"
 "$donar_call" contact-key bob "$work/contacts" > "$work/bob.key"

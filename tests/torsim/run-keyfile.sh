@@ -21,15 +21,8 @@ donar_call=$2
 python=$3
 work=$(mktemp -d "${TMPDIR:-/tmp}/donar-torsim-keyfile.XXXXXX")
 source "$(dirname "$0")/processes.sh"
-logs=(torsim.log first.log second.log twin.log auth.log caller.log
-  caller.json open.log corrupt.log nodir.log)
-
-refused () {  # refused NAME PATTERN: exit status 1 and the reason in NAME.log
-  local status=$1 name=$2 pattern=$3
-  [ "$status" -eq 1 ] || { echo "$name: exit status $status, not 1" >&2; exit 1; }
-  grep -q "$pattern" "$work/$name.log" || {
-    echo "$name: no \"$pattern\" in its error" >&2; exit 1; }
-}
+logs=(torsim.log first.log second.log twin.log auth1.log auth2.log
+  caller.log caller.json open.log corrupt.log nodir.log)
 
 # The refusals first: no tor is needed to say them.
 mkdir -m 700 "$work/keys"
@@ -56,28 +49,34 @@ wait_for_file "$work/ports"
 eval "$(grep _PORT= "$work/ports")"
 key="$work/keys/callee.key"
 
+# answer NAME KEY_FILE SECONDS [OPTION...]: a callee in the background
+# ($answer_pid), its address in $work/NAME once published, its log in
+# NAME.log.
+answer () {
+  local name=$1 key_file=$2 seconds=$3
+  shift 3
+  rm -f "$work/$name"
+  "$donar_call" callee --key-file "$key_file" --tor-control "$CONTROL_PORT" \
+    --seconds "$seconds" --setup-timeout 60 --address-file "$work/$name" \
+    "$@" > /dev/null 2> "$work/$name.log" &
+  pids+=($!)
+  answer_pid=$!
+  wait_for_file "$work/$name"
+}
+
 # First run: the key file is made.  Stopped by TERM once its address is
 # out (nobody calls it).
-"$donar_call" callee --key-file "$key" --tor-control "$CONTROL_PORT" \
-  --seconds 60 --address-file "$work/first" --setup-timeout 60 \
-  > /dev/null 2> "$work/first.log" &
-pids+=($!)
-first_pid=$!
-wait_for_file "$work/first"
+answer first "$key" 60
 mode=$(stat -c %a "$key")
 [ "$mode" = 600 ] || { echo "the key file has mode $mode, not 600" >&2; exit 1; }
 grep -q '^onion-key=ED25519-V3:' "$key"
 sum=$(sha256sum < "$key")
-kill -TERM "$first_pid"
-wait "$first_pid"
+kill -TERM "$answer_pid"
+wait "$answer_pid"
 
 # Second run: the same onion and the same address, the file unchanged.
-"$donar_call" callee --key-file "$key" --tor-control "$CONTROL_PORT" \
-  --seconds 5 --address-file "$work/second" --setup-timeout 30 \
-  > /dev/null 2> "$work/second.log" &
-pids+=($!)
-second_pid=$!
-wait_for_file "$work/second"
+answer second "$key" 5
+second_pid=$answer_pid
 if [ "$(cat "$work/first")" != "$(cat "$work/second")" ]; then
   echo "the second run's address differs from the first's" >&2
   exit 1
@@ -95,15 +94,9 @@ refused "$status" twin "is another callee using it"
 # With --client-auth the address's key is kept too (made by a first run
 # on a new file, then the same): the whole address lasts.
 for run in 1 2; do
-  rm -f "$work/auth$run"
-  "$donar_call" callee --key-file "$work/keys/auth.key" --client-auth \
-    --tor-control "$CONTROL_PORT" --seconds 60 --setup-timeout 60 \
-    --address-file "$work/auth$run" > /dev/null 2> "$work/auth.log" &
-  pids+=($!)
-  auth_pid=$!
-  wait_for_file "$work/auth$run"
-  kill -TERM "$auth_pid"
-  wait "$auth_pid"
+  answer "auth$run" "$work/keys/auth.key" 60 --client-auth
+  kill -TERM "$answer_pid"
+  wait "$answer_pid"
 done
 grep -q '&auth=' "$work/auth1"
 grep -q '^client-auth=' "$work/keys/auth.key"
