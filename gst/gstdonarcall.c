@@ -44,6 +44,9 @@ struct _GstDonarCall
 
   DonarCallOptions options;
   gchar *address;
+  /* What options->key_file and client_auth_dir point to. */
+  gchar *key_file;
+  gchar *client_auth_dir;
   guint n_links;
   /* Under lock, from the engine's events; also read atomically by the
    * streaming threads. */
@@ -210,6 +213,22 @@ gst_donar_call_install_properties (GObjectClass * klass, guint first)
           "Seconds with no link to the other end after which the call ends "
           "with an error (a caller counts from the start, a callee from its "
           "last link's close)", 1, 86400, DEFAULT_PEER_TIMEOUT, flags));
+  g_object_class_install_property (klass,
+      first + GST_DONAR_CALL_PROP_KEY_FILE,
+      g_param_spec_string ("key-file", "Key file",
+          "Callee: a lasting address.  The onion's private key and the call "
+          "secret are kept in this file (mode 0600, made on first use), so "
+          "that every call has the same address; a file other users may "
+          "read is refused; ignored by a caller; empty: a new address each "
+          "call", NULL, flags));
+  g_object_class_install_property (klass,
+      first + GST_DONAR_CALL_PROP_CLIENT_AUTH_DIR,
+      g_param_spec_string ("client-auth-dir", "Contacts directory",
+          "Callee: only the contacts whose x25519 public keys this "
+          "directory holds (NAME.auth: descriptor:x25519:<base32>, as tor's "
+          "authorized_clients) reach the onion; each dials with its secret "
+          "key in the address (&auth=); empty: anyone with the address",
+          NULL, flags));
 }
 
 void
@@ -226,6 +245,8 @@ gst_donar_call_client_init (GstDonarCallClient * client, GstElement * element)
   s->call = g_strdup ("");
   s->tor_control = g_strdup ("");
   s->address_file = g_strdup ("");
+  s->key_file = g_strdup ("");
+  s->client_auth_dir = g_strdup ("");
   s->links = DEFAULT_LINKS;
   s->n1st = DEFAULT_N1ST;
   s->n2nd = DEFAULT_N2ND;
@@ -247,6 +268,8 @@ gst_donar_call_client_clear (GstDonarCallClient * client)
   g_free (client->settings.call);
   g_free (client->settings.tor_control);
   g_free (client->settings.address_file);
+  g_free (client->settings.key_file);
+  g_free (client->settings.client_auth_dir);
   g_free (client->address_file);
   gst_structure_free (client->counters);
   g_mutex_clear (&client->stats_lock);
@@ -333,6 +356,12 @@ gst_donar_call_client_set_property (GstDonarCallClient * client,
     case GST_DONAR_CALL_PROP_ADDRESS_FILE:
       set_string (&s->address_file, value);
       break;
+    case GST_DONAR_CALL_PROP_KEY_FILE:
+      set_string (&s->key_file, value);
+      break;
+    case GST_DONAR_CALL_PROP_CLIENT_AUTH_DIR:
+      set_string (&s->client_auth_dir, value);
+      break;
     default:
       GST_OBJECT_UNLOCK (client->element);
       return FALSE;
@@ -403,6 +432,12 @@ gst_donar_call_client_get_property (GstDonarCallClient * client,
       break;
     case GST_DONAR_CALL_PROP_ADDRESS_FILE:
       g_value_set_string (value, s->address_file);
+      break;
+    case GST_DONAR_CALL_PROP_KEY_FILE:
+      g_value_set_string (value, s->key_file);
+      break;
+    case GST_DONAR_CALL_PROP_CLIENT_AUTH_DIR:
+      g_value_set_string (value, s->client_auth_dir);
       break;
     default:
       GST_OBJECT_UNLOCK (client->element);
@@ -701,6 +736,14 @@ fill_options (GstDonarCall * call, const GstDonarCallSettings * s,
   o->tor_socks_port = (guint16) s->tor_socks;
   o->security = s->security;
   o->client_auth = s->client_auth;
+  if (callee && s->key_file[0] != '\0') {
+    call->key_file = g_strdup (s->key_file);
+    o->key_file = call->key_file;
+  }
+  if (callee && s->client_auth_dir[0] != '\0') {
+    call->client_auth_dir = g_strdup (s->client_auth_dir);
+    o->client_auth_dir = call->client_auth_dir;
+  }
   o->engine.config.n_links = s->links;
   o->engine.config.n_1st = s->n1st;
   o->engine.config.n_2nd = s->n2nd;
@@ -728,6 +771,8 @@ call_free (GstDonarCall * call)
   g_object_unref (call->cancellable);
   donar_call_options_clear (&call->options);
   donar_secret_free (call->address);
+  g_free (call->key_file);
+  g_free (call->client_auth_dir);
   g_free (call->name);
   g_mutex_clear (&call->lock);
   g_free (call);

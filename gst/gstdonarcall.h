@@ -38,6 +38,8 @@ typedef struct
   guint stats_interval;         /* ms */
   gchar *address_file;          /* callee; "": none */
   guint peer_timeout;           /* s */
+  gchar *key_file;              /* callee, a lasting address; "": none */
+  gchar *client_auth_dir;       /* callee, its contacts; "": none */
 } GstDonarCallSettings;
 
 typedef struct _GstDonarCall GstDonarCall;
@@ -91,6 +93,8 @@ enum
   GST_DONAR_CALL_PROP_STATS_INTERVAL,
   GST_DONAR_CALL_PROP_ADDRESS_FILE,
   GST_DONAR_CALL_PROP_PEER_TIMEOUT,
+  GST_DONAR_CALL_PROP_KEY_FILE,
+  GST_DONAR_CALL_PROP_CLIENT_AUTH_DIR,
   GST_DONAR_CALL_N_PROPS,
 };
 

@@ -73,6 +73,12 @@ def parse_args(argv):
                         "report comes after half of it or more)")
     p.add_argument("--address-file", metavar="FILE",
                    help="callee: also write the address there (mode 0600)")
+    p.add_argument("--key-file", metavar="FILE",
+                   help="callee: a lasting address, the same every call: the onion key and "
+                        "call secret kept in FILE (mode 0600, made on first use)")
+    p.add_argument("--client-auth-dir", metavar="DIR",
+                   help="callee: only the contacts whose NAME.auth keys DIR holds reach the "
+                        "onion (donar-call contact-key NAME DIR)")
     p.add_argument("--build", default=os.path.join(TOP, "build"),
                    help="the build directory, for BUILD/gst when GST_PLUGIN_PATH is not set")
     p.add_argument("--json", action="store_true",
@@ -242,6 +248,10 @@ class Softphone:
             else:
                 e.set_property("callee", True)
             e.set_property("tor-control", a.tor_control)
+            if a.role == "callee" and a.key_file:
+                e.set_property("key-file", a.key_file)
+            if a.role == "callee" and a.client_auth_dir:
+                e.set_property("client-auth-dir", a.client_auth_dir)
             if a.address_file and name == "sink":
                 # One writer is enough: every element of the call has the address.
                 e.set_property("address-file", a.address_file)

@@ -1,5 +1,6 @@
 /* A call end to end (donar-call.h). */
 #include "donar-call.h"
+#include "donar-call-lasting.h"
 #include "donar-call-paths.h"
 #include "donar-client-auth.h"
 #include "donar-secret.h"
@@ -144,17 +145,33 @@ draw_secret (DonarLinkEngineSettings * settings, GError ** error)
   return TRUE;
 }
 
+/* The keys tor lets in: the address's own, then the contacts'.  Free
+ * with g_free: the strings are client_public's and lasting's. */
+static const gchar **
+allowed_clients (const gchar * client_public, DonarCallLasting * lasting)
+{
+  GPtrArray *keys = g_ptr_array_new ();
+
+  if (client_public != NULL)
+    g_ptr_array_add (keys, (gpointer) client_public);
+  for (gchar ** key = lasting->contacts; key != NULL && *key != NULL; key++)
+    g_ptr_array_add (keys, *key);
+  g_ptr_array_add (keys, NULL);
+  return (const gchar **) g_ptr_array_free (keys, FALSE);
+}
+
 static gboolean
 start_callee (DonarCall * call, const DonarCallOptions * options,
-    DonarLinkEngineSettings * settings, DonarCallProgressFunc progress,
-    gpointer user_data, GCancellable * cancellable, GError ** error)
+    DonarLinkEngineSettings * settings, DonarCallLasting * lasting,
+    DonarCallProgressFunc progress, gpointer user_data,
+    GCancellable * cancellable, GError ** error)
 {
   DonarCallAddress address = { 0 };
   DonarTorOnionOptions onion_options = { 0 };
   DonarTorctlOnion onion = { 0 };
   DonarClientAuthKey client_key = { 0 };
   g_autofree gchar *client_public = NULL;
-  const gchar *client_keys[2] = { NULL, NULL };
+  g_autofree const gchar **client_keys = NULL;
   gint64 deadline;
   gboolean ok;
 
@@ -165,10 +182,9 @@ start_callee (DonarCall * call, const DonarCallOptions * options,
     return FALSE;
   }
   if (options->client_auth) {
-    if (!donar_client_auth_key_generate (&client_key, error))
+    if (!donar_call_lasting_client_key (lasting, &client_key, error))
       return FALSE;
     client_public = donar_client_auth_to_base32 (client_key.public_key);
-    client_keys[0] = client_public;
     address.client_auth_key = donar_client_auth_to_base32 (client_key.secret);
     donar_client_auth_key_clear (&client_key);
   }
@@ -199,12 +215,22 @@ start_callee (DonarCall * call, const DonarCallOptions * options,
     } else {
       onion_options.non_anonymous =
           options->security == DONAR_TOR_SECURITY_ONE_WAY;
-      if (options->client_auth)
+      client_keys = allowed_clients (client_public, lasting);
+      if (client_keys[0] != NULL)
         onion_options.client_auth_v3 = client_keys;
+      donar_call_lasting_onion_options (lasting, &onion_options);
       ok = donar_tor_control_add_onion (call->control, &onion_options,
           &onion, deadline, cancellable, error);
+      /* tor refuses a key whose onion it already serves. */
+      if (!ok && onion_options.private_key != NULL)
+        g_prefix_error (error, "the onion of key file %s not published "
+            "(is another callee using it?): ", options->key_file);
       if (ok)
         call->service_id = g_strdup (onion.service_id);
+      /* The file is written before the wait for the upload: a key file
+       * that cannot be written fails the call before anyone dials. */
+      if (ok)
+        ok = donar_call_lasting_published (lasting, &onion, error);
       donar_torctl_onion_clear (&onion);
     }
     if (ok) {
@@ -300,7 +326,7 @@ donar_call_options_check (const DonarCallOptions * options, GError ** error)
   gboolean ok;
 
   if (options->role != DONAR_ROLE_CALLER)
-    return TRUE;
+    return donar_call_lasting_check (options, error);
   ok = caller_address (options, &address, error);
   donar_call_address_clear (&address);
   return ok;
@@ -442,6 +468,7 @@ donar_call_start (const DonarCallOptions * options,
   DonarCall *call = g_new0 (DonarCall, 1);
   DonarLinkEngineSettings settings = options->engine;
   DonarCallAddress address = { 0 };
+  DonarCallLasting lasting = { 0 };
   gboolean ok = TRUE;
 
   g_mutex_init (&call->lock);
@@ -458,6 +485,11 @@ donar_call_start (const DonarCallOptions * options,
   if (options->role == DONAR_ROLE_CALLER) {
     /* A bad address is said at once, not after tor's bootstrap. */
     ok = caller_address (options, &address, error);
+  } else {
+    /* A key file or contacts that cannot be used are said before tor is
+     * launched too. */
+    ok = draw_secret (&settings, error)
+        && donar_call_lasting_init (&lasting, options, settings.secret, error);
   }
   if (ok && options->transport == DONAR_CALL_TRANSPORT_TOR)
     ok = open_tor (call, options, progress, user_data, cancellable, error);
@@ -465,8 +497,6 @@ donar_call_start (const DonarCallOptions * options,
     ok = prepare_caller (call, options, &address, &settings, progress,
         user_data, cancellable, error);
   donar_call_address_clear (&address);
-  if (ok && options->role == DONAR_ROLE_CALLEE)
-    ok = draw_secret (&settings, error);
   if (ok) {
     call->engine = donar_link_engine_new (&settings, on_engine_event, call,
         error);
@@ -479,11 +509,12 @@ donar_call_start (const DonarCallOptions * options,
         donar_tor_control_deadline (options->setup_timeout_ms), cancellable,
         NULL);
   if (ok && options->role == DONAR_ROLE_CALLEE)
-    ok = start_callee (call, options, &settings, progress, user_data,
-        cancellable, error);
+    ok = start_callee (call, options, &settings, &lasting, progress,
+        user_data, cancellable, error);
   else if (ok)
     ok = donar_link_engine_start (call->engine, error);
   donar_link_engine_settings_clear (&settings);
+  donar_call_lasting_clear (&lasting);
   if (!ok) {
     donar_call_free (call);
     return NULL;

@@ -25,6 +25,11 @@ typedef enum
   /* tor's control connection closed during the call (see
    * DonarCallTorLostFunc). */
   DONAR_CALL_ERROR_TOR_LOST,
+  /* The callee's key file: unreadable, open to other users, corrupt, or
+   * not writable (donar-call-keyfile.h). */
+  DONAR_CALL_ERROR_KEY_FILE,
+  /* The callee's contacts directory (donar-call-contacts.h). */
+  DONAR_CALL_ERROR_CONTACTS,
 } DonarCallError;
 
 /* Called once, on a thread of the call's own, when tor's control
@@ -68,6 +73,18 @@ typedef struct
    * whoever holds the address can even reach the onion's introduction
    * points (docs/security.md).  A caller needs nothing: the address says. */
   gboolean client_auth;
+  /* Callee, or NULL: a lasting address.  The onion's key, the call secret
+   * (and the client-auth key) are kept in this file, created on first use
+   * (mode 0600), so that every call has the same address
+   * (donar-call-keyfile.h).  Not for a direct call, nor a launched 1way
+   * tor (its single onion's key is tor's own). */
+  const gchar *key_file;
+  /* Callee, or NULL: a directory of contacts' x25519 public keys
+   * (NAME.auth, tor's authorized_clients form, donar-call-contacts.h),
+   * all given to tor, so that only they reach the onion; each dials with
+   * its own secret key in the address (&auth=).  Same limits as
+   * key_file. */
+  const gchar *client_auth_dir;
   /* Bootstrap, connection and upload, each. */
   guint setup_timeout_ms;
   /* The engine's settings but for the role, the peer and the secret,
@@ -79,9 +96,10 @@ typedef struct
 
 void donar_call_options_init (DonarCallOptions * options, DonarRole role);
 void donar_call_options_clear (DonarCallOptions * options);
-/* What donar_call_start () would refuse before any I/O (a caller without
- * an address, or with one that is malformed or unfit for the transport),
- * said at once: an element fails its state change with it rather than
+/* What donar_call_start () would refuse before any I/O with tor (a
+ * caller without an address, or with one that is malformed or unfit for
+ * the transport; a callee's key file or contacts directory that cannot be
+ * used), said at once: an element fails its state change with it rather than
  * from its setup thread. */
 gboolean donar_call_options_check (const DonarCallOptions * options,
     GError ** error);

@@ -95,6 +95,15 @@ donar_tor_control_note_event (DonarTorControl * self,
   donar_torctl_arguments_free (arguments);
 }
 
+/* The reply's lines may hold the new private key. */
+static void
+reply_free_secret (DonarTorctlReply * reply)
+{
+  for (guint i = 0; i < reply->n_lines; i++)
+    explicit_bzero (reply->lines[i].text, strlen (reply->lines[i].text));
+  donar_torctl_reply_free (reply);
+}
+
 gboolean
 donar_tor_control_add_onion (DonarTorControl * self,
     const DonarTorOnionOptions * options, DonarTorctlOnion * onion,
@@ -107,8 +116,9 @@ donar_tor_control_add_onion (DonarTorControl * self,
     .ports = &port,
     .n_ports = 1,
     .client_auth_v3 = options->client_auth_v3,
+    .private_key = options->private_key,
   };
-  g_autoptr (GString) command = g_string_new (NULL);
+  GString *command = g_string_new (NULL);
   DonarTorctlError codec_error;
   DonarTorctlReply *reply;
 
@@ -125,20 +135,25 @@ donar_tor_control_add_onion (DonarTorControl * self,
     request.flags |= DONAR_TORCTL_ONION_V3_AUTH;
   codec_error = donar_torctl_command_add_onion (command, &request);
   if (codec_error != DONAR_TORCTL_OK) {
+    donar_tor_control_command_free_secret (command);
     donar_tor_control_set_codec_error (error, codec_error, "ADD_ONION");
     return FALSE;
   }
   /* HS_DESC on before the service exists, so its upload cannot slip by. */
-  if (!donar_tor_control_watch_uploads (self, deadline, cancellable, error))
+  if (!donar_tor_control_watch_uploads (self, deadline, cancellable, error)) {
+    donar_tor_control_command_free_secret (command);
     return FALSE;
+  }
   reply = donar_tor_control_request_ok (self, command, deadline, cancellable,
       error);
+  /* A given key is in the command, a new one in the reply. */
+  donar_tor_control_command_free_secret (command);
   if (reply == NULL) {
     stop_watching_if_idle (self, deadline, cancellable);
     return FALSE;
   }
   codec_error = donar_torctl_parse_add_onion (reply, onion);
-  donar_torctl_reply_free (reply);
+  reply_free_secret (reply);
   if (codec_error != DONAR_TORCTL_OK) {
     donar_tor_control_set_codec_error (error, codec_error, "ADD_ONION");
     return FALSE;

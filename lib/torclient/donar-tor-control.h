@@ -173,10 +173,16 @@ typedef struct
   /* Return the new private key (a secret, wiped by
    * donar_torctl_onion_clear); else tor discards it. */
   gboolean keep_private_key;
+  /* NULL: a new key (NEW:ED25519-V3).  Else the base64 blob that an
+   * earlier reply's PrivateKey gave (without "ED25519-V3:"), so that the
+   * service keeps its address: a lasting address (donar-call-keyfile.h).
+   * The command that carries it is wiped once sent. */
+  const gchar *private_key;
 } DonarTorOnionOptions;
 
-/* ADD_ONION NEW:ED25519-V3: the service ID (56 characters, no ".onion")
- * and, if asked, the private key in *onion; clear it with
+/* ADD_ONION NEW:ED25519-V3, or ED25519-V3:<private_key>: the service ID
+ * (56 characters, no ".onion") and, if asked, the new private key in
+ * *onion; clear it with
  * donar_torctl_onion_clear.  The connection watches HS_DESC events from
  * before the command, so no upload is missed. */
 gboolean donar_tor_control_add_onion (DonarTorControl * control,

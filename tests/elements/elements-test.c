@@ -106,6 +106,25 @@ elements_test_wait_address (GstElement * pipeline, GstClockTime timeout)
   return address;
 }
 
+GstElement *
+elements_test_play (const gchar * description)
+{
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (description, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  return pipeline;
+}
+
+void
+elements_test_stop (GstElement * pipeline)
+{
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
 gboolean
 elements_test_torsim_start (ElementsTestTorsim * torsim, const gchar * name)
 {

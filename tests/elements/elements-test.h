@@ -23,6 +23,12 @@ GstMessage *elements_test_wait_message (GstElement * pipeline,
 gchar *elements_test_wait_address (GstElement * pipeline,
     GstClockTime timeout);
 
+/* The pipeline of description, set PLAYING; the test fails if it cannot
+ * be parsed or the state change fails at once. */
+GstElement *elements_test_play (const gchar * description);
+/* Set to NULL and unreffed. */
+void elements_test_stop (GstElement * pipeline);
+
 /* The stats property of the element called name in pipeline (the caller
  * frees it); fails the test if it has none. */
 GstStructure *elements_test_get_stats (GstElement * pipeline,

@@ -15,33 +15,14 @@
   "frame-size=40 ! rtpopuspay ! donarsink tor-control=direct"
 
 static GstElement *
-launch (const gchar * description)
-{
-  GError *error = NULL;
-  GstElement *pipeline = gst_parse_launch (description, &error);
-
-  g_assert_no_error (error);
-  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
-      GST_STATE_CHANGE_FAILURE);
-  return pipeline;
-}
-
-static GstElement *
 launch_callee (const gchar * address_file)
 {
   gchar *desc = g_strdup_printf (CALLEE " address-file=\"%s\"",
       address_file);
-  GstElement *pipeline = launch (desc);
+  GstElement *pipeline = elements_test_play (desc);
 
   g_free (desc);
   return pipeline;
-}
-
-static void
-stop (GstElement * pipeline)
-{
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (pipeline);
 }
 
 static guint
@@ -88,7 +69,7 @@ test_written (void)
   dialed = g_strndup (contents, strcspn (contents, "\n"));
   desc = g_strdup_printf ("donarsrc name=src tor-control=direct "
       "address=\"%s\" address-file=\"%s\" ! fakesink", dialed, ignored);
-  caller = launch (desc);
+  caller = elements_test_play (desc);
   g_free (desc);
   msg = elements_test_wait_message (caller, "donar-ready", SETUP_TIMEOUT);
   g_assert_nonnull (msg);
@@ -102,8 +83,8 @@ test_written (void)
   /* A caller's address would only spread its secret. */
   g_assert_false (g_file_test (ignored, G_FILE_TEST_EXISTS));
 
-  stop (caller);
-  stop (callee);
+  elements_test_stop (caller);
+  elements_test_stop (callee);
   g_assert_cmpint (g_unlink (path), ==, 0);
   g_assert_cmpint (g_rmdir (dir), ==, 0);
   g_free (contents);
@@ -161,7 +142,7 @@ test_unwritable (void)
   g_assert_true (ready);
   g_assert_cmpint (GST_STATE (callee), ==, GST_STATE_PLAYING);
 
-  stop (callee);
+  elements_test_stop (callee);
   g_assert_cmpint (g_rmdir (dir), ==, 0);
   g_free (warning);
   g_free (path);

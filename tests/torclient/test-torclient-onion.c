@@ -259,6 +259,66 @@ test_onion_reachable (void)
   g_test_message ("%s", error->message);
 }
 
+/* A lasting address (lib/call's key file): the key of a first ADD_ONION,
+ * given back to a second one once the first is gone, publishes the same
+ * onion, whose descriptor tor uploads; a second ADD_ONION of a key tor
+ * serves is refused. */
+static void
+test_onion_kept_key (void)
+{
+  g_autoptr (DonarTorControl) control = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSocket) listener = NULL;
+  g_autofree gchar *service_id = NULL;
+  g_autofree gchar *key = NULL;
+  DonarTorOnionOptions options = {
+    .virtual_port = VIRTUAL_PORT,
+    .keep_private_key = TRUE,
+  };
+  DonarTorctlOnion onion;
+  gint64 deadline = donar_tor_control_deadline (UPLOAD_TIMEOUT_MS);
+
+  g_assert_nonnull (torclient_net.callee);
+  control = donar_tor_launcher_open_control (torclient_net.callee,
+      donar_tor_control_deadline (TIMEOUT_MS), NULL, &error);
+  g_assert_no_error (error);
+  listener = listen_loopback (&options.target_port);
+  g_assert_true (donar_tor_control_add_onion (control, &options, &onion,
+          deadline, NULL, &error));
+  g_assert_no_error (error);
+  service_id = g_strdup (onion.service_id);
+  key = g_strdup (onion.private_key);
+  donar_torctl_onion_clear (&onion);
+  g_assert_cmpuint (strlen (key), ==, 88);
+
+  /* Served: the same key is refused ("550 Onion address collision"). */
+  options.keep_private_key = FALSE;
+  options.private_key = key;
+  g_assert_false (donar_tor_control_add_onion (control, &options, &onion,
+          deadline, NULL, &error));
+  g_assert_error (error, DONAR_TOR_CONTROL_ERROR,
+      DONAR_TOR_CONTROL_ERROR_REFUSED);
+  g_test_message ("%s", error->message);
+  g_clear_error (&error);
+
+  g_assert_true (donar_tor_control_del_onion (control, service_id, deadline,
+          NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (donar_tor_control_add_onion (control, &options, &onion,
+          deadline, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (onion.service_id, ==, service_id);
+  g_assert_null (onion.private_key);
+  donar_torctl_onion_clear (&onion);
+  g_assert_true (donar_tor_control_wait_for_descriptor_uploaded (control,
+          service_id, deadline, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (donar_tor_control_del_onion (control, service_id, deadline,
+          NULL, &error));
+  g_assert_no_error (error);
+  explicit_bzero (key, strlen (key));
+}
+
 /* Dials <id>.onion once the descriptor is out, expecting tor's refusal
  * `expected` (a descriptor not found yet is dialed again). */
 static void
@@ -502,6 +562,7 @@ void
 torclient_add_onion_tests (void)
 {
   g_test_add_func ("/torclient/callee/onion-reachable", test_onion_reachable);
+  g_test_add_func ("/torclient/callee/onion-kept-key", test_onion_kept_key);
   g_test_add_func ("/torclient/callee/onion-client-auth",
       test_onion_client_auth);
   g_test_add_func ("/torclient/callee/stop-closes-control",

@@ -31,3 +31,12 @@ wait_for_file () {
   echo "no $1 in 30 s" >&2
   return 1
 }
+
+# refused STATUS NAME PATTERN: a process that had to refuse exited with
+# status 1 and said PATTERN in $work/NAME.log.
+refused () {
+  local status=$1 name=$2 pattern=$3
+  [ "$status" -eq 1 ] || { echo "$name: exit status $status, not 1" >&2; exit 1; }
+  grep -q "$pattern" "$work/$name.log" || {
+    echo "$name: no \"$pattern\" in its error" >&2; exit 1; }
+}

@@ -9,6 +9,7 @@
  * losses mean something.  A frame is lost when it has not come 2 s after
  * a later one: the peer may still be sending when this end stops
  * listening, and what is then on its way is not counted. */
+#include "contact-key.h"
 #include "donar-call.h"
 #include "donar-secret.h"
 #include "tool-json.h"
@@ -48,6 +49,8 @@ typedef struct
   gchar *security;
   gint virtual_port;
   gboolean client_auth;
+  gchar *key_file;
+  gchar *client_auth_dir;
   gchar *address_file;
   gdouble seconds;
   gint wait_links;
@@ -71,6 +74,8 @@ options_clear (Options * o)
   donar_secret_free (o->tor_password);
   g_strfreev (o->torrc_lines);
   g_free (o->security);
+  g_free (o->key_file);
+  g_free (o->client_auth_dir);
   g_free (o->address_file);
   g_free (o->policy);
 }
@@ -423,6 +428,8 @@ fill_call_options (const Options * o, DonarRole role, const gchar * address,
   call->security = security;
   call->virtual_port = (guint16) o->virtual_port;
   call->client_auth = o->client_auth;
+  call->key_file = o->key_file;
+  call->client_auth_dir = o->client_auth_dir;
   call->setup_timeout_ms = (guint) o->setup_timeout_s * 1000;
   call->engine.config.n_links = (guint) o->links;
   call->engine.config.n_1st = (guint) o->n1st;
@@ -521,6 +528,12 @@ main (int argc, char **argv)
     {"client-auth", 0, 0, G_OPTION_ARG_NONE, &o.client_auth,
         "Callee: onion client authorization (the address carries the "
           "caller's key)", NULL},
+    {"key-file", 0, 0, G_OPTION_ARG_FILENAME, &o.key_file,
+        "Callee: a lasting address: the onion key and call secret kept in "
+          "FILE (mode 0600), made on first use", "FILE"},
+    {"client-auth-dir", 0, 0, G_OPTION_ARG_FILENAME, &o.client_auth_dir,
+        "Callee: only the contacts whose NAME.auth keys DIR holds reach "
+          "the onion (see contact-key)", "DIR"},
     {"virtual-port", 0, 0, G_OPTION_ARG_INT, &o.virtual_port,
         "Callee: the onion's port (5004)", "PORT"},
     {"address-file", 0, 0, G_OPTION_ARG_FILENAME, &o.address_file,
@@ -555,7 +568,8 @@ main (int argc, char **argv)
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context =
-      g_option_context_new ("callee | caller ADDRESS | caller -");
+      g_option_context_new ("callee | caller ADDRESS | caller - | "
+      "contact-key NAME DIR");
   gchar *stdin_address = NULL;
   gboolean ok;
   GError *error = NULL;
@@ -570,10 +584,17 @@ main (int argc, char **argv)
   g_option_context_set_summary (context,
       "One end of a DONAR call with made-up voice frames; prints what came "
       "back.  \"caller -\" reads the call address from standard input: "
-      "on the command line, other local users can read it.");
+      "on the command line, other local users can read it.  \"contact-key "
+      "NAME DIR\" writes a contact's public key to DIR/NAME.auth (for "
+      "--client-auth-dir) and prints its secret key, which the contact "
+      "adds to the address as &auth=KEY.");
   if (!g_option_context_parse (context, &argc, &argv, &error) ||
       !check_ranges (&o, &error))
     goto usage;
+  if (argc == 4 && strcmp (argv[1], "contact-key") == 0) {
+    options_clear (&o);
+    return contact_key_main (argv[2], argv[3]);
+  }
   if (argc == 2 && strcmp (argv[1], "callee") == 0)
     role = DONAR_ROLE_CALLEE;
   else if (argc == 3 && strcmp (argv[1], "caller") == 0)
