@@ -133,6 +133,10 @@ donar_error_to_string (DonarError error)
       return "link stream broken by an earlier error";
     case DONAR_ERROR_CALL_ENDED:
       return "the call has ended";
+    case DONAR_ERROR_REPLAY:
+      return "a HELLO that answers another connection's nonce: a replay";
+    case DONAR_ERROR_UNEXPECTED:
+      return "a message out of place in the link's opening";
   }
   return "unknown error";
 }

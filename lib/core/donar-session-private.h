@@ -37,6 +37,7 @@ typedef struct
 struct _DonarSession
 {
   DonarConfig config;
+  DonarRole role;
   DonarCallbacks callbacks;
   gpointer user_data;
   DonarWireKey send_key;
@@ -63,7 +64,13 @@ struct _DonarSession
   DonarReceiver receiver;
   DonarMonitor monitor;
   DonarFramer framers[DONAR_MAX_LINKS];
+  /* A link's opening (docs/protocol.md): its connection open, our HELLO
+   * out (then the scheduler may use it: groups.up), the peer's checked;
+   * our nonce of the connection, which the peer's HELLO must answer. */
+  gboolean open[DONAR_MAX_LINKS];
+  gboolean hello_sent[DONAR_MAX_LINKS];
   gboolean authenticated[DONAR_MAX_LINKS];
+  guint8 nonce[DONAR_MAX_LINKS][DONAR_WIRE_NONCE];
   guint32 link_epoch[DONAR_MAX_LINKS];
 
   /* BYE sent or received: no frame goes out after it. */

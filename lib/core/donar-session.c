@@ -41,6 +41,7 @@ donar_session_new (const DonarConfig * config, DonarRole role,
   session->config.recent_frames = donar_config_recent_frames (config);
   session->callbacks = *callbacks;
   session->user_data = user_data;
+  session->role = role;
   donar_wire_key_derive (secret, secret_length,
       role == DONAR_ROLE_CALLER ? DONAR_WIRE_CALLER_TO_CALLEE :
       DONAR_WIRE_CALLEE_TO_CALLER, &session->send_key);
@@ -270,6 +271,45 @@ check_epoch (DonarSession * session, guint32 epoch)
   return DONAR_OK;
 }
 
+/* Our HELLO answers the peer's nonce; once it is out, the link may carry
+ * our frames. */
+static void
+send_hello (DonarSession * session, guint link, const guint8 * echo)
+{
+  DonarWireHello hello = { link, session->epoch, {0}, {0} };
+  gsize size;
+
+  memcpy (hello.nonce, session->nonce[link], DONAR_WIRE_NONCE);
+  memcpy (hello.echo, echo, DONAR_WIRE_NONCE);
+  size = donar_wire_encode_hello (&hello, &session->send_key,
+      session->record, sizeof session->record);
+  session->links[link].messages_sent++;
+  session->links[link].bytes_sent += size;
+  session->stats.bytes_sent += size;
+  session->hello_sent[link] = TRUE;
+  donar_groups_link_up (&session->groups, link);
+  session->callbacks.send (session->user_data, link, session->record, size);
+}
+
+/* Caller: the callee's nonce, which our HELLO answers. */
+static DonarError
+handle_challenge (DonarSession * session, guint link, const guint8 * data,
+    gsize length)
+{
+  guint8 nonce[DONAR_WIRE_NONCE];
+  DonarError error;
+
+  if (session->role != DONAR_ROLE_CALLER || session->hello_sent[link])
+    return DONAR_ERROR_UNEXPECTED;
+  error = donar_wire_decode_challenge (data, length, nonce);
+  if (error != DONAR_OK)
+    return error;
+  send_hello (session, link, nonce);
+  return DONAR_OK;
+}
+
+/* The peer's HELLO must answer our nonce of this connection: the
+ * CHALLENGE (callee), or our HELLO (caller).  The callee answers it. */
 static DonarError
 handle_hello (DonarSession * session, guint link, const guint8 * data,
     gsize length)
@@ -282,11 +322,18 @@ handle_hello (DonarSession * session, guint link, const guint8 * data,
     return error;
   if (hello.link != link)
     return DONAR_ERROR_BAD_LINK;
+  if (session->authenticated[link] || (session->role == DONAR_ROLE_CALLER &&
+          !session->hello_sent[link]))
+    return DONAR_ERROR_UNEXPECTED;
+  if (memcmp (hello.echo, session->nonce[link], DONAR_WIRE_NONCE) != 0)
+    return DONAR_ERROR_REPLAY;
   error = check_epoch (session, hello.epoch);
   if (error != DONAR_OK)
     return error;
   session->authenticated[link] = TRUE;
   session->link_epoch[link] = hello.epoch;
+  if (session->role == DONAR_ROLE_CALLEE)
+    send_hello (session, link, hello.nonce);
   return DONAR_OK;
 }
 
@@ -421,6 +468,8 @@ handle_message (DonarSession * session, guint link, const guint8 * data,
     return handle_hello (session, link, data, length);
   if (type == DONAR_WIRE_TYPE_BYE)
     return handle_bye (session, link, data, length);
+  if (type == DONAR_WIRE_TYPE_CHALLENGE)
+    return handle_challenge (session, link, data, length);
   return handle_data (session, link, data, length, now);
 }
 
@@ -428,7 +477,7 @@ DonarError
 donar_session_receive (DonarSession * session, guint link,
     const guint8 * data, gsize length, gint64 now)
 {
-  if (link >= session->config.n_links || !session->groups.up[link])
+  if (link >= session->config.n_links || !session->open[link])
     return DONAR_ERROR_INVALID_ARGUMENT;
 
   while (TRUE) {
@@ -451,7 +500,7 @@ donar_session_receive (DonarSession * session, guint link,
 
 DonarError
 donar_session_identify_link (const DonarSession * session,
-    const guint8 * message, gsize length, guint * link)
+    const guint8 * message, gsize length, const guint8 * nonce, guint * link)
 {
   DonarWireHello hello;
   DonarError error = donar_wire_decode_hello (message, length,
@@ -461,6 +510,8 @@ donar_session_identify_link (const DonarSession * session,
     return error;
   if (hello.link >= session->config.n_links)
     return DONAR_ERROR_BAD_LINK;
+  if (memcmp (hello.echo, nonce, DONAR_WIRE_NONCE) != 0)
+    return DONAR_ERROR_REPLAY;
   *link = hello.link;
   return DONAR_OK;
 }
@@ -476,7 +527,7 @@ donar_session_end (DonarSession * session, DonarByeReason reason, gint64 now)
     DonarWireBye bye = { link, reason };
     gsize size;
 
-    if (!session->groups.up[link])
+    if (!session->hello_sent[link])
       continue;
     size = donar_wire_encode_bye (&bye, session->record,
         sizeof session->record);
@@ -500,21 +551,32 @@ donar_session_has_ended (const DonarSession * session, gboolean * by_peer,
 }
 
 void
-donar_session_link_up (DonarSession * session, guint link, gint64 now)
+donar_session_link_accepted (DonarSession * session, guint link,
+    const guint8 * nonce, gint64 now)
 {
-  if (link >= session->config.n_links || session->groups.up[link])
+  if (link >= session->config.n_links || session->open[link])
     return;
-  DonarWireHello hello = { link, session->epoch };
+  donar_framer_reset (&session->framers[link]);
+  session->open[link] = TRUE;
+  session->hello_sent[link] = FALSE;
+  session->authenticated[link] = FALSE;
+  memcpy (session->nonce[link], nonce, DONAR_WIRE_NONCE);
+  donar_delays_reset_link (&session->delays, link, now);
+}
+
+void
+donar_session_link_up (DonarSession * session, guint link,
+    const guint8 * nonce, gint64 now)
+{
   gsize size;
 
-  donar_framer_reset (&session->framers[link]);
-  session->authenticated[link] = FALSE;
-  donar_groups_link_up (&session->groups, link);
-  donar_delays_reset_link (&session->delays, link, now);
-
-  size = donar_wire_encode_hello (&hello, &session->send_key,
-      session->record, sizeof session->record);
-  session->links[link].messages_sent++;
+  if (link >= session->config.n_links || session->open[link])
+    return;
+  donar_session_link_accepted (session, link, nonce, now);
+  if (session->role != DONAR_ROLE_CALLEE)
+    return;
+  size = donar_wire_encode_challenge (nonce, session->record,
+      sizeof session->record);
   session->links[link].bytes_sent += size;
   session->stats.bytes_sent += size;
   session->callbacks.send (session->user_data, link, session->record, size);
@@ -523,16 +585,20 @@ donar_session_link_up (DonarSession * session, guint link, gint64 now)
 void
 donar_session_link_down (DonarSession * session, guint link, gint64 now)
 {
-  if (link >= session->config.n_links || !session->groups.up[link])
+  if (link >= session->config.n_links || !session->open[link])
     return;
   session->links[link].failures++;
+  session->open[link] = FALSE;
+  session->hello_sent[link] = FALSE;
   session->authenticated[link] = FALSE;
+  memset (session->nonce[link], 0, DONAR_WIRE_NONCE);
   donar_framer_reset (&session->framers[link]);
   donar_monitor_forget_link (&session->monitor, link);
   donar_delays_reset_link (&session->delays, link, now);
   donar_paths_set (&session->paths, link, NULL, 0);
   session->scores[link] = DONAR_SCORE_UNKNOWN;
-  donar_groups_link_down (&session->groups, link);
+  if (session->groups.up[link])
+    donar_groups_link_down (&session->groups, link);
 }
 
 void

@@ -189,6 +189,8 @@ donar_wire_encode_hello (const DonarWireHello * hello,
   p[1] = DONAR_WIRE_TYPE_HELLO;
   p[2] = hello->link;
   put_u32 (p + 3, hello->epoch);
+  memcpy (p + 7, hello->nonce, DONAR_WIRE_NONCE);
+  memcpy (p + 7 + DONAR_WIRE_NONCE, hello->echo, DONAR_WIRE_NONCE);
   compute_tag (key, p, DONAR_WIRE_HELLO_FIELDS, p + DONAR_WIRE_HELLO_FIELDS);
   return DONAR_WIRE_PREFIX + DONAR_WIRE_HELLO;
 }
@@ -208,6 +210,20 @@ donar_wire_encode_bye (const DonarWireBye * bye, guint8 * out, gsize capacity)
   return DONAR_WIRE_PREFIX + DONAR_WIRE_BYE;
 }
 
+gsize
+donar_wire_encode_challenge (const guint8 * nonce, guint8 * out, gsize capacity)
+{
+  guint8 *p = out + DONAR_WIRE_PREFIX;
+
+  if (capacity < DONAR_WIRE_PREFIX + DONAR_WIRE_CHALLENGE)
+    return 0;
+  put_u16 (out, DONAR_WIRE_CHALLENGE);
+  p[0] = DONAR_WIRE_VERSION;
+  p[1] = DONAR_WIRE_TYPE_CHALLENGE;
+  memcpy (p + 2, nonce, DONAR_WIRE_NONCE);
+  return DONAR_WIRE_PREFIX + DONAR_WIRE_CHALLENGE;
+}
+
 DonarError
 donar_wire_peek_type (const guint8 * data, gsize length, guint8 * type)
 {
@@ -221,8 +237,7 @@ donar_wire_peek_type (const guint8 * data, gsize length, guint8 * type)
     return DONAR_ERROR_UNKNOWN_VERSION;
   if (length < 2)
     return DONAR_ERROR_TRUNCATED;
-  if (data[1] != DONAR_WIRE_TYPE_DATA && data[1] != DONAR_WIRE_TYPE_HELLO &&
-      data[1] != DONAR_WIRE_TYPE_BYE)
+  if (data[1] < DONAR_WIRE_TYPE_DATA || data[1] > DONAR_WIRE_TYPE_CHALLENGE)
     return DONAR_ERROR_UNKNOWN_TYPE;
   *type = data[1];
   return DONAR_OK;
@@ -248,6 +263,8 @@ donar_wire_decode_hello (const guint8 * data, gsize length,
     return DONAR_ERROR_BAD_AUTHENTICATOR;
   hello->link = data[2];
   hello->epoch = get_u32 (data + 3);
+  memcpy (hello->nonce, data + 7, DONAR_WIRE_NONCE);
+  memcpy (hello->echo, data + 7 + DONAR_WIRE_NONCE, DONAR_WIRE_NONCE);
   return DONAR_OK;
 }
 
@@ -267,6 +284,24 @@ donar_wire_decode_bye (const guint8 * data, gsize length, DonarWireBye * bye)
     return DONAR_ERROR_BAD_LENGTH;
   bye->link = data[2];
   bye->reason = data[3];
+  return DONAR_OK;
+}
+
+DonarError
+donar_wire_decode_challenge (const guint8 * data, gsize length, guint8 * nonce)
+{
+  guint8 type;
+  DonarError error = donar_wire_peek_type (data, length, &type);
+
+  if (error != DONAR_OK)
+    return error;
+  if (type != DONAR_WIRE_TYPE_CHALLENGE)
+    return DONAR_ERROR_UNKNOWN_TYPE;
+  if (length < DONAR_WIRE_CHALLENGE)
+    return DONAR_ERROR_TRUNCATED;
+  if (length > DONAR_WIRE_CHALLENGE)
+    return DONAR_ERROR_BAD_LENGTH;
+  memcpy (nonce, data + 2, DONAR_WIRE_NONCE);
   return DONAR_OK;
 }
 

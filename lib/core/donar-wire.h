@@ -1,9 +1,12 @@
-/* The DONAR message format, version 2 (docs/protocol.md, byte by byte).
+/* The DONAR message format, version 3 (docs/protocol.md, byte by byte).
  *
- * Two messages: HELLO opens each direction of each link and proves, with an
- * HMAC keyed from the call secret, that the link belongs to the call; DATA
- * carries frames and monitoring.  Tor protects the integrity of a stream
- * end to end, so once its HELLO is checked nobody else can write into it. */
+ * Four messages.  CHALLENGE, the callee's first on each link: a fresh
+ * nonce.  HELLO opens each direction of each link and proves, with an HMAC
+ * keyed from the call secret over both ends' nonces of this link, that the
+ * link belongs to the call and is not a replay of another; DATA carries
+ * frames and monitoring; BYE ends the call, with a reason.  Tor protects
+ * the integrity of a stream end to end, so once its HELLO is checked
+ * nobody else can write into it: DATA and BYE need no tag. */
 #ifndef DONAR_WIRE_H
 #define DONAR_WIRE_H
 
@@ -11,16 +14,19 @@
 
 G_BEGIN_DECLS
 
-#define DONAR_WIRE_VERSION 2
+#define DONAR_WIRE_VERSION 3
 #define DONAR_WIRE_TYPE_DATA 1
 #define DONAR_WIRE_TYPE_HELLO 2
 #define DONAR_WIRE_TYPE_BYE 3
+#define DONAR_WIRE_TYPE_CHALLENGE 4
 #define DONAR_WIRE_PREFIX 2
 #define DONAR_WIRE_DATA_HEADER 19
-#define DONAR_WIRE_HELLO_FIELDS 7
+#define DONAR_WIRE_NONCE 16
+#define DONAR_WIRE_HELLO_FIELDS (7 + 2 * DONAR_WIRE_NONCE)
 #define DONAR_WIRE_TAG 16
 #define DONAR_WIRE_HELLO (DONAR_WIRE_HELLO_FIELDS + DONAR_WIRE_TAG)
 #define DONAR_WIRE_BYE 4
+#define DONAR_WIRE_CHALLENGE (2 + DONAR_WIRE_NONCE)
 #define DONAR_WIRE_KEY 32
 #define DONAR_WIRE_FRAME_HEADER 3
 #define DONAR_WIRE_RECENT_ENTRY 2
@@ -91,6 +97,11 @@ typedef struct
 {
   guint8 link;
   guint32 epoch;
+  /* The sender's fresh nonce for this link (the callee's: its CHALLENGE),
+   * and the peer's that it answers: the caller answers the CHALLENGE, the
+   * callee the caller's HELLO. */
+  guint8 nonce[DONAR_WIRE_NONCE];
+  guint8 echo[DONAR_WIRE_NONCE];
 } DonarWireHello;
 
 typedef struct
@@ -121,6 +132,8 @@ gsize donar_wire_encode_hello (const DonarWireHello * hello,
     const DonarWireKey * key, guint8 * out, gsize capacity);
 gsize donar_wire_encode_bye (const DonarWireBye * bye, guint8 * out,
     gsize capacity);
+gsize donar_wire_encode_challenge (const guint8 * nonce, guint8 * out,
+    gsize capacity);
 
 /* The type of a message (the bytes after the length prefix), once its
  * version is known. */
@@ -135,6 +148,8 @@ DonarError donar_wire_decode_hello (const guint8 * data, gsize length,
     const DonarWireKey * key, DonarWireHello * hello);
 DonarError donar_wire_decode_bye (const guint8 * data, gsize length,
     DonarWireBye * bye);
+DonarError donar_wire_decode_challenge (const guint8 * data, gsize length,
+    guint8 * nonce);
 
 G_END_DECLS
 

@@ -40,6 +40,8 @@ typedef enum
   DONAR_ERROR_STALE,
   DONAR_ERROR_STREAM_BROKEN,
   DONAR_ERROR_CALL_ENDED,
+  DONAR_ERROR_REPLAY,
+  DONAR_ERROR_UNEXPECTED,
 } DonarError;
 
 const char *donar_error_to_string (DonarError error);
@@ -192,33 +194,45 @@ DonarError donar_session_send_frame (DonarSession * session,
 gsize donar_session_get_max_frame (const DonarSession * session);
 
 /* Bytes read from the TCP stream of `link`, in any split.  The stream must
- * open with the peer's HELLO.  On an error the link must be closed
- * (donar_session_link_down): a stream that lied once cannot be trusted to
- * be in step, and one that did not prove it belongs to the call is not
- * ours. */
+ * open as docs/protocol.md says (the callee's CHALLENGE, the HELLOs).  On
+ * an error the link must be closed (donar_session_link_down): a stream that
+ * lied once cannot be trusted to be in step, and one that did not prove it
+ * belongs to the call is not ours. */
 DonarError donar_session_receive (DonarSession * session, guint link,
     const guint8 * data, gsize length, gint64 now);
 
-/* Ends the call: a BYE with the reason on every open link (through the send
- * callback), after which the links may close.  Later frames are refused
- * (DONAR_ERROR_CALL_ENDED).  A second call does nothing. */
+/* A link's connection is open.  `nonce` (DONAR_WIRE_NONCE bytes) must be
+ * fresh and unpredictable (a CSPRNG's): the peer's HELLO must answer it,
+ * so that no HELLO of another connection can be played again.  A caller
+ * answers the callee's CHALLENGE with its HELLO; a callee sends its
+ * CHALLENGE (with the nonce) at once, through the send callback. */
+void donar_session_link_up (DonarSession * session, guint link,
+    const guint8 * nonce, gint64 now);
+/* Callee: the connection whose CHALLENGE (with `nonce`) went out before its
+ * link was known (donar_session_identify_link) is this link: as link_up,
+ * without a CHALLENGE. */
+void donar_session_link_accepted (DonarSession * session, guint link,
+    const guint8 * nonce, gint64 now);
+void donar_session_link_down (DonarSession * session, guint link,
+    gint64 now);
+
+/* Ends the call: a BYE with the reason on every link our HELLO went out on
+ * (through the send callback), after which the links may close.  Later
+ * frames are refused (DONAR_ERROR_CALL_ENDED).  A second call does
+ * nothing. */
 void donar_session_end (DonarSession * session, DonarByeReason reason,
     gint64 now);
 /* Whether either side ended the call, and (peer: TRUE) who. */
 gboolean donar_session_has_ended (const DonarSession * session,
     gboolean * by_peer, DonarByeReason * reason);
 
-/* A link's connection is open: the session sends its HELLO on it at once
- * (through the send callback) and waits for the peer's. */
-void donar_session_link_up (DonarSession * session, guint link, gint64 now);
-void donar_session_link_down (DonarSession * session, guint link,
-    gint64 now);
-
 /* For a callee, whose incoming connections are not numbered: the link a
  * first message (the bytes after its length prefix) is the HELLO of, if it
- * is a valid HELLO of this call.  Changes nothing. */
+ * is a valid HELLO of this call that answers `nonce`, the CHALLENGE sent on
+ * the connection.  Changes nothing. */
 DonarError donar_session_identify_link (const DonarSession * session,
-    const guint8 * message, gsize length, guint * link);
+    const guint8 * message, gsize length, const guint8 * nonce,
+    guint * link);
 
 /* The relays of the link's current circuit that this side knows (opaque
  * ids, such as a hash of each fingerprint): ADAPTIVE puts the copies of a

@@ -1,8 +1,11 @@
 /* The callee's side: listen on 127.0.0.1 where the onion service forwards,
- * and hold each incoming connection apart until its first record, a
- * HELLO, proves it belongs to the call and says which link it is.
- * Strangers are closed and counted; the call never sees them. */
+ * send each incoming connection a CHALLENGE, and hold it apart until its
+ * first record, a HELLO that answers it, proves it belongs to the call and
+ * says which link it is.  Strangers are closed and counted; the call never
+ * sees them. */
 #include "donar-link-engine-private.h"
+
+#include <donar-wire.h>
 
 #include <event2/buffer.h>
 #include <netinet/in.h>
@@ -42,6 +45,7 @@ on_pending_readable (struct bufferevent *bev, gpointer user_data)
   gsize length;
   const guint8 *record;
   guint index;
+  guint8 nonce[DONAR_WIRE_NONCE];
   DonarError error;
   gint64 now, rtt_us;
 
@@ -57,7 +61,7 @@ on_pending_readable (struct bufferevent *bev, gpointer user_data)
     goto out;
   record = evbuffer_pullup (input, (ev_ssize_t) (length + 2));
   error = donar_session_identify_link (engine->session, record + 2, length,
-      &index);
+      pending->nonce, &index);
   if (error == DONAR_OK && index >= engine->settings.config.n_links)
     error = DONAR_ERROR_BAD_LINK;
   if (error != DONAR_OK) {
@@ -67,10 +71,11 @@ on_pending_readable (struct bufferevent *bev, gpointer user_data)
   /* The HELLO stays in the input: the link's session reads it. */
   now = g_get_monotonic_time ();
   rtt_us = now - pending->accepted_at;
+  memcpy (nonce, pending->nonce, sizeof nonce);
   pending->bev = NULL;
   drop_pending (pending);
   donar_link_tune_socket (bev);
-  donar_link_take_connection (&engine->links[index], bev, now, rtt_us);
+  donar_link_take_connection (&engine->links[index], bev, now, rtt_us, nonce);
 out:
   donar_link_engine_unlock (engine);
 }
@@ -103,6 +108,8 @@ on_accept (struct evconnlistener *listener, evutil_socket_t fd,
 {
   DonarLinkEngine *engine = user_data;
   DonarPendingConnection *pending;
+  guint8 challenge[DONAR_WIRE_PREFIX + DONAR_WIRE_CHALLENGE];
+  gsize challenge_size;
   gint64 timeout_us = engine->settings.hello_timeout_us;
   struct timeval tv = { timeout_us / G_USEC_PER_SEC,
     timeout_us % G_USEC_PER_SEC
@@ -132,7 +139,11 @@ on_accept (struct evconnlistener *listener, evutil_socket_t fd,
       BEV_OPT_CLOSE_ON_FREE);
   bufferevent_setcb (pending->bev, on_pending_readable, NULL,
       on_pending_event, pending);
-  bufferevent_enable (pending->bev, EV_READ);
+  bufferevent_enable (pending->bev, EV_READ | EV_WRITE);
+  donar_link_draw_nonce (pending->nonce);
+  challenge_size = donar_wire_encode_challenge (pending->nonce, challenge,
+      sizeof challenge);
+  bufferevent_write (pending->bev, challenge, challenge_size);
   pending->timeout = evtimer_new (engine->base, on_pending_timeout, pending);
   evtimer_add (pending->timeout, &tv);
   engine->pending = g_list_prepend (engine->pending, pending);

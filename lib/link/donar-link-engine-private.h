@@ -7,6 +7,8 @@
 #include "donar-link-engine.h"
 #include "donar-record-queue.h"
 
+#include <donar-wire.h>
+
 #include <donar-socks.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
@@ -40,6 +42,8 @@ typedef struct
   guint64 path[DONAR_MAX_PATH_RELAYS];
   guint n_path;
   gint64 opened_at;
+  /* This connection's nonce, which the peer's HELLO must answer. */
+  guint8 nonce[DONAR_WIRE_NONCE];
   /* The round trip measured as the link opened (µs), -1 until known:
    * caller, from the SOCKS reply (or the TCP connection) to the peer's
    * first bytes, its HELLO answering ours; callee, from accepting the
@@ -60,6 +64,7 @@ typedef struct
   struct bufferevent *bev;
   struct event *timeout;
   gint64 accepted_at;
+  guint8 nonce[DONAR_WIRE_NONCE];       /* of its CHALLENGE */
 } DonarPendingConnection;
 
 typedef struct
@@ -151,7 +156,9 @@ void donar_link_abandon (DonarLink * link);
 void donar_link_write (DonarLink * link, const guint8 * record,
     gsize length, gint64 now);
 void donar_link_take_connection (DonarLink * link, struct bufferevent *bev,
-    gint64 now, gint64 rtt_us);
+    gint64 now, gint64 rtt_us, const guint8 * nonce);
+/* A fresh nonce (DONAR_WIRE_NONCE bytes) from the kernel's CSPRNG. */
+void donar_link_draw_nonce (guint8 * nonce);
 void donar_link_check_stall (DonarLink * link, gint64 now);
 void donar_link_check_hello (DonarLink * link, gint64 now);
 void donar_link_check_silence (DonarLink * link, gint64 now);

@@ -6,7 +6,9 @@
 #include <event2/buffer.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 
 /* What the bufferevent itself may hold beyond the kernel's socket buffer:
@@ -32,6 +34,22 @@ donar_link_tune_socket (struct bufferevent *bev)
    * the acknowledgement of the previous one. */
   setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   setsockopt (fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
+}
+
+void
+donar_link_draw_nonce (guint8 * nonce)
+{
+  gsize got = 0;
+
+  while (got < DONAR_WIRE_NONCE) {
+    gssize n = getrandom (nonce + got, DONAR_WIRE_NONCE - got, 0);
+
+    /* Only a signal interrupts 16 bytes once the pool is up (random(7)). */
+    if (n < 0 && errno != EINTR)
+      g_error ("getrandom: %s", g_strerror (errno));
+    if (n > 0)
+      got += (gsize) n;
+  }
 }
 
 void
@@ -178,10 +196,11 @@ on_link_event (struct bufferevent *bev, short what, gpointer user_data);
  * had (the caller dialed again: the old one is dead or dying). */
 void
 donar_link_take_connection (DonarLink * link, struct bufferevent *bev,
-    gint64 now, gint64 rtt_us)
+    gint64 now, gint64 rtt_us, const guint8 * nonce)
 {
   if (link->state == DONAR_LINK_OPEN)
     donar_link_close (link, now, "replaced by a new connection of the peer");
+  memcpy (link->nonce, nonce, DONAR_WIRE_NONCE);
   link->bev = bev;
   bufferevent_setcb (bev, on_link_readable, on_link_writable, on_link_event,
       link);
@@ -208,7 +227,14 @@ donar_link_open (DonarLink * link, gint64 now)
       on_link_event, link);
   link->counted_up = FALSE;
   engine->connections_opened++;
-  donar_session_link_up (engine->session, link->index, now);
+  /* A callee's CHALLENGE went out as the connection came. */
+  if (engine->settings.role == DONAR_ROLE_CALLEE) {
+    donar_session_link_accepted (engine->session, link->index, link->nonce,
+        now);
+  } else {
+    donar_link_draw_nonce (link->nonce);
+    donar_session_link_up (engine->session, link->index, link->nonce, now);
+  }
   donar_link_path_apply (link);
   if (!link->awaiting_peer)
     count_up (link);

@@ -21,6 +21,9 @@
 #define FUZZ_SECRET \
   ((const guint8 *) "DONAR fuzz secret, 32 bytes long")
 #define FUZZ_SECRET_LENGTH 32
+/* The nonce of fuzz-session's link 0 (its CHALLENGE): the seeds' HELLO
+ * answers it. */
+#define FUZZ_NONCE ((const guint8 *) "DONAR fuzz nonce")
 
 int LLVMFuzzerTestOneInput (const uint8_t * data, size_t size);
 

@@ -71,7 +71,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
       FUZZ_SECRET_LENGTH, &callbacks, &state, now, &error);
   FUZZ_CHECK (session != NULL && error == DONAR_OK);
   state.max_frame = donar_session_get_max_frame (session);
-  donar_session_link_up (session, 0, now);
+  donar_session_link_up (session, 0, FUZZ_NONCE, now);
 
   while (size > 0) {
     gsize length = n_sizes == 0 ? size : MIN (size,
@@ -83,7 +83,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     g_free (copy);
     if (error != DONAR_OK) {
       donar_session_link_down (session, 0, now);
-      donar_session_link_up (session, 0, now);
+      donar_session_link_up (session, 0, FUZZ_NONCE, now);
     }
     data += length;
     size -= length;

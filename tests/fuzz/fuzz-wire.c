@@ -59,6 +59,18 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   }
 
   {
+    guint8 nonce[DONAR_WIRE_NONCE];
+
+    if (donar_wire_decode_challenge (copy, size, nonce) == DONAR_OK) {
+      guint8 record[DONAR_WIRE_PREFIX + DONAR_WIRE_CHALLENGE];
+
+      FUZZ_CHECK (size == DONAR_WIRE_CHALLENGE);
+      FUZZ_CHECK (donar_wire_encode_challenge (nonce, record, sizeof record)
+          == sizeof record);
+      FUZZ_CHECK (memcmp (record + DONAR_WIRE_PREFIX, copy, size) == 0);
+    }
+  }
+  {
     DonarWireBye bye;
 
     if (donar_wire_decode_bye (copy, size, &bye) == DONAR_OK) {

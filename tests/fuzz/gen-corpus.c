@@ -103,7 +103,7 @@ static void
 wire_and_session (void)
 {
   DonarWireKey to_callee, to_caller;
-  DonarWireHello hello = { 0, 0x12345678 };
+  DonarWireHello hello = { 0, 0x12345678, "a caller nonce!", {0} };
   guint8 stream[4096];
   gsize hello_size, data_size, data2_size, n = 0;
   guint8 record[DONAR_CELL_PAYLOAD];
@@ -117,6 +117,7 @@ wire_and_session (void)
       DONAR_WIRE_CALLER_TO_CALLEE, &to_callee);
   donar_wire_key_derive (FUZZ_SECRET, FUZZ_SECRET_LENGTH,
       DONAR_WIRE_CALLEE_TO_CALLER, &to_caller);
+  memcpy (hello.echo, FUZZ_NONCE, DONAR_WIRE_NONCE);
 
   /* fuzz-wire: messages without their length prefix. */
   hello_size = donar_wire_encode_hello (&hello, &to_callee, record,
@@ -128,6 +129,16 @@ wire_and_session (void)
   donar_wire_encode_hello (&hello, &to_caller, record, sizeof record);
   write_seed ("fuzz-wire", "hello-to-caller", record + DONAR_WIRE_PREFIX,
       hello_size - DONAR_WIRE_PREFIX);
+  data_size = donar_wire_encode_challenge (FUZZ_NONCE, record, sizeof record);
+  write_seed ("fuzz-wire", "challenge", record + DONAR_WIRE_PREFIX,
+      data_size - DONAR_WIRE_PREFIX);
+  {
+    DonarWireBye bye = { 3, DONAR_BYE_HUNG_UP };
+
+    data_size = donar_wire_encode_bye (&bye, record, sizeof record);
+    write_seed ("fuzz-wire", "bye", record + DONAR_WIRE_PREFIX,
+        data_size - DONAR_WIRE_PREFIX);
+  }
   data_size = make_data (0xfffffffe, 0, 172, record, sizeof record);
   FUZZ_CHECK (data_size > 0);
   write_seed ("fuzz-wire", "data-one-frame", record + DONAR_WIRE_PREFIX,

@@ -4,6 +4,8 @@
  * settings and frames. */
 #include "donar-link-engine.h"
 
+#include <donar-wire.h>
+
 #include <gio/gio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -278,6 +280,7 @@ test_strangers_rejected (void)
   GOutputStream *out;
   DonarLinkEngineStats stats;
   guint8 buffer[16];
+  gssize received = 0, n;
   GError *error = NULL;
 
   wait_for (&callee_events, DONAR_LINK_EVENT_ALL_LINKS_UP, 1);
@@ -287,9 +290,11 @@ test_strangers_rejected (void)
   g_output_stream_write_all (out, "GET / HTTP/1.0\r\n\r\n", 18, NULL, NULL,
       &error);
   g_assert_no_error (error);
-  /* Closed by the callee: the read ends. */
-  g_assert_cmpint (g_input_stream_read (g_io_stream_get_input_stream
-          (G_IO_STREAM (raw)), buffer, sizeof buffer, NULL, NULL), <=, 0);
+  /* The callee's CHALLENGE (20 bytes), then it closes: the read ends. */
+  while ((n = g_input_stream_read (g_io_stream_get_input_stream (G_IO_STREAM
+                  (raw)), buffer, sizeof buffer, NULL, NULL)) > 0)
+    received += n;
+  g_assert_cmpint (received, ==, 20);
   g_object_unref (raw);
   wait_for_message (&callee_events, DONAR_LINK_EVENT_REJECTED, 1,
       "bad record length");
@@ -504,15 +509,25 @@ silent_peer_new (gint rcvbuf)
   return peer;
 }
 
+/* challenge: each connection gets a callee's CHALLENGE, so that the
+ * caller's HELLO and frames go out. */
 static void
-silent_peer_accept (SilentPeer * peer, guint n)
+silent_peer_accept (SilentPeer * peer, guint n, gboolean challenge)
 {
   while (peer->accepted->len < n) {
     GError *error = NULL;
     GSocketConnection *c = g_socket_listener_accept (peer->listener, NULL,
         NULL, &error);
+    guint8 nonce[DONAR_WIRE_NONCE] = { 7 };
+    guint8 record[DONAR_WIRE_PREFIX + DONAR_WIRE_CHALLENGE];
 
     g_assert_no_error (error);
+    if (challenge) {
+      donar_wire_encode_challenge (nonce, record, sizeof record);
+      g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM
+              (c)), record, sizeof record, NULL, NULL, &error);
+      g_assert_no_error (error);
+    }
     g_ptr_array_add (peer->accepted, c);
   }
 }
@@ -552,7 +567,7 @@ test_stalled_links_bounded (void)
   /* Every frame on every link: the 3 + 3 links in use all fill up. */
   s.config.policy = DONAR_POLICY_DOUBLE_SEND;
   caller = start_caller_with (&s, peer->port, &events);
-  silent_peer_accept (peer, 12);
+  silent_peer_accept (peer, 12, TRUE);
   memset (frame, 0x80, sizeof frame);
   /* Frames far faster than the sockets take them, until a link has
    * stalled for its timeout (or 10 s: a failure). */
@@ -598,7 +613,7 @@ test_no_hello_reopened (void)
   caller = start_caller_with (&s, peer->port, &events);
   /* Each of the 12 links once, then again.  A link whose HELLO is not
    * answered is never up: no LINK_UP, no LINK_DOWN, a failed dial. */
-  silent_peer_accept (peer, 24);
+  silent_peer_accept (peer, 24, FALSE);
   do {
     g_usleep (10 * 1000);
     donar_link_engine_get_stats (caller, &stats);

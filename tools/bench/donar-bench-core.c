@@ -28,21 +28,31 @@ on_send (gpointer user_data, guint link, const guint8 * record, gsize length)
     donar_session_receive (e->peer, link, record, length, e->now);
 }
 
-static void
-connect_links (Endpoint * e, DonarSession * peer)
+/* Hands the peer what e sent while unconnected; TRUE if there was any.
+ * The peer's answers wait in its own list: nothing is received from
+ * within a receive. */
+static gboolean
+flush_early (Endpoint * e, DonarSession * peer)
 {
-  e->peer = peer;
+  gboolean any = FALSE;
+
   /* Links beyond n_links sent nothing: their lists are empty. */
   for (guint link = 0; link < DONAR_MAX_LINKS; link++) {
-    for (guint i = 0; i < e->early[link]->len; i++) {
+    GPtrArray *early = e->early[link];
+
+    e->early[link] = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        g_bytes_unref);
+    for (guint i = 0; i < early->len; i++) {
       gsize length;
       const guint8 *data =
-          g_bytes_get_data (g_ptr_array_index (e->early[link], i), &length);
+          g_bytes_get_data (g_ptr_array_index (early, i), &length);
 
       donar_session_receive (peer, link, data, length, 0);
+      any = TRUE;
     }
-    g_ptr_array_unref (e->early[link]);
+    g_ptr_array_unref (early);
   }
+  return any;
 }
 
 static void
@@ -105,7 +115,7 @@ main (int argc, char **argv)
   config.seed = 1;
   callee = donar_session_new (&config, DONAR_ROLE_CALLEE, secret,
       sizeof secret, &callbacks, &b, 0, NULL);
-  /* Both ends of every link open, then the HELLOs flow. */
+  /* Both ends of every link open, then the opening records flow. */
   for (guint link = 0; link < DONAR_MAX_LINKS; link++) {
     a.early[link] = g_ptr_array_new_with_free_func ((GDestroyNotify)
         g_bytes_unref);
@@ -113,11 +123,20 @@ main (int argc, char **argv)
         g_bytes_unref);
   }
   for (guint link = 0; link < config.n_links; link++) {
-    donar_session_link_up (caller, link, 0);
-    donar_session_link_up (callee, link, 0);
+    guint8 nonce[DONAR_WIRE_NONCE] = { (guint8) link };
+
+    donar_session_link_up (caller, link, nonce, 0);
+    nonce[1] = 1;
+    donar_session_link_up (callee, link, nonce, 0);
   }
-  connect_links (&a, callee);
-  connect_links (&b, caller);
+  /* The CHALLENGEs, then the HELLOs, back and forth. */
+  while (flush_early (&b, caller) | flush_early (&a, callee));
+  a.peer = callee;
+  b.peer = caller;
+  for (guint link = 0; link < DONAR_MAX_LINKS; link++) {
+    g_ptr_array_unref (a.early[link]);
+    g_ptr_array_unref (b.early[link]);
+  }
 
   start = cpu_seconds ();
   for (gint f = 0; f < frames; f++) {

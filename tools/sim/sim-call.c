@@ -4,6 +4,7 @@
 
 #include "sim-fifo.h"
 #include "donar-backoff.h"
+#include "donar-wire.h"
 
 #include <string.h>
 
@@ -17,6 +18,13 @@ typedef struct
   Call *call;
   guint side;                   /* 0: caller, 1: callee */
 } Endpoint;
+
+typedef struct
+{
+  guint side;                   /* of the sender */
+  guint link;
+  GBytes *record;
+} OpeningRecord;
 
 struct _Call
 {
@@ -46,6 +54,13 @@ struct _Call
   guint attempt[DONAR_MAX_LINKS];
   GRand *redial_rand;
   guint8 secret[32];
+  /* A link's opening (the CHALLENGE and the HELLOs) crosses at once, as
+   * the link comes up: the model's reopening time stands for it, as for
+   * tor's circuit and stream.  Its records wait here until set_link has
+   * brought both ends up. */
+  gboolean opening;
+  GQueue opening_records;       /* OpeningRecord */
+  guint64 nonces;
   guint64 seed;
   gint64 next_probe;
   guint frames_sent;
@@ -120,9 +135,22 @@ on_send (gpointer user_data, guint link, const guint8 * record, gsize length)
 {
   Endpoint *endpoint = user_data;
   Call *call = endpoint->call;
-  gint64 arrival = donar_net_model_send (call->net, link, endpoint->side,
-      call->now, length);
   const SimSettings *s = call->settings;
+  gint64 arrival;
+
+  if (call->opening) {
+    OpeningRecord *r = g_new (OpeningRecord, 1);
+
+    r->side = endpoint->side;
+    r->link = link;
+    r->record = g_bytes_new (record, length);
+    g_queue_push_tail (&call->opening_records, r);
+    call->result->bytes_sent += length;
+    call->result->messages_sent++;
+    return;
+  }
+  arrival = donar_net_model_send (call->net, link, endpoint->side, call->now,
+      length);
 
   /* A cut holds back what would arrive during it; the order stays. */
   if (s->cut_duration_us > 0 && arrival >= s->cut_at_us &&
@@ -302,20 +330,56 @@ tell_path (Call * call, guint side, guint link)
   donar_session_set_link_path (call->session[side], link, &relay, 1);
 }
 
+/* The nonces need not be secret here: nothing replays in a simulation. */
+static void
+next_nonce (Call * call, guint8 * nonce)
+{
+  guint64 n = ++call->nonces;
+
+  memset (nonce, 0, DONAR_WIRE_NONCE);
+  memcpy (nonce, &n, sizeof n);
+}
+
+static void
+open_link (Call * call, guint link)
+{
+  OpeningRecord *r;
+
+  call->opening = TRUE;
+  for (guint side = 0; side < 2; side++) {
+    guint8 nonce[DONAR_WIRE_NONCE];
+
+    if (call->session[side] == NULL)
+      continue;
+    next_nonce (call, nonce);
+    donar_session_link_up (call->session[side], link, nonce, call->now);
+    tell_path (call, side, link);
+  }
+  while ((r = g_queue_pop_head (&call->opening_records))) {
+    DonarSession *peer = call->session[1 - r->side];
+    gsize length;
+    const guint8 *data = g_bytes_get_data (r->record, &length);
+
+    if (peer && donar_session_receive (peer, link, data, length,
+            call->now) != DONAR_OK)
+      g_warning ("link %u did not open", link);
+    g_bytes_unref (r->record);
+    g_free (r);
+  }
+  call->opening = FALSE;
+}
+
 static void
 set_link (Call * call, guint link, gboolean up)
 {
   call->up[link] = up;
-  for (guint side = 0; side < 2; side++) {
-    if (call->session[side] == NULL)
-      continue;
-    if (up) {
-      donar_session_link_up (call->session[side], link, call->now);
-      tell_path (call, side, link);
-    } else {
-      donar_session_link_down (call->session[side], link, call->now);
-    }
+  if (up) {
+    open_link (call, link);
+    return;
   }
+  for (guint side = 0; side < 2; side++)
+    if (call->session[side])
+      donar_session_link_down (call->session[side], link, call->now);
 }
 
 static void

@@ -60,7 +60,7 @@ test_round_trip (void)
   g_assert_true (donar_call_keyfile_check (path, &error));
   g_assert_no_error (error);
 
-  strcpy (keys.onion_key, KEY + strlen ("ED25519-V3:"));
+  strcpy (keys.onion_key, &KEY[strlen ("ED25519-V3:")]);
   for (guint i = 0; i < sizeof keys.secret; i++)
     keys.secret[i] = (guint8) (i * 7);
   keys.has_client_auth = TRUE;

@@ -30,6 +30,9 @@ struct _Endpoint
   /* Sent before the peer's end of the link was open. */
   GPtrArray *waiting[DONAR_MAX_LINKS];
   GBytes *hello[DONAR_MAX_LINKS];
+  /* The nonce each link last opened with: the peer's HELLO answers it. */
+  guint8 nonce[DONAR_MAX_LINKS][DONAR_WIRE_NONCE];
+  guint opened;
   gboolean drop_next[DONAR_MAX_LINKS];
   gint64 now;
   /* Links the first copies of our frames went on, from our own output:
@@ -65,6 +68,15 @@ check_output (Endpoint * e, guint link, const guint8 * record, gsize length)
     e->hello[link] = g_bytes_new (record, length);
     return;
   }
+  if (type == DONAR_WIRE_TYPE_CHALLENGE) {
+    guint8 nonce[DONAR_WIRE_NONCE];
+
+    g_assert_cmpint (e->role, ==, DONAR_ROLE_CALLEE);
+    g_assert_cmpint (donar_wire_decode_challenge (record + 2, length - 2,
+            nonce), ==, DONAR_OK);
+    g_assert_cmpmem (nonce, DONAR_WIRE_NONCE, e->nonce[link], DONAR_WIRE_NONCE);
+    return;
+  }
   if (type == DONAR_WIRE_TYPE_BYE) {
     DonarWireBye bye;
 
@@ -93,6 +105,45 @@ check_output (Endpoint * e, guint link, const guint8 * record, gsize length)
   }
 }
 
+/* Records in flight, delivered in order: an endpoint that answers (the
+ * opening of a link) never receives from within its own receive. */
+typedef struct
+{
+  Endpoint *to;
+  guint link;
+  GBytes *record;
+  gint64 now;                   /* the links take no time */
+} InFlight;
+
+static GQueue in_flight = G_QUEUE_INIT;
+static gboolean delivering;
+
+/* Takes the record; every one must be accepted. */
+static void
+deliver (Endpoint * to, guint link, GBytes * record, gint64 now)
+{
+  InFlight *f = g_new (InFlight, 1);
+
+  f->to = to;
+  f->link = link;
+  f->record = record;
+  f->now = now;
+  g_queue_push_tail (&in_flight, f);
+  if (delivering)
+    return;
+  delivering = TRUE;
+  while ((f = g_queue_pop_head (&in_flight))) {
+    gsize length;
+    const guint8 *data = g_bytes_get_data (f->record, &length);
+
+    g_assert_cmpint (donar_session_receive (f->to->session, f->link, data,
+            length, f->now), ==, DONAR_OK);
+    g_bytes_unref (f->record);
+    g_free (f);
+  }
+  delivering = FALSE;
+}
+
 static void
 on_send (gpointer user_data, guint link, const guint8 * record, gsize length)
 {
@@ -110,12 +161,11 @@ on_send (gpointer user_data, guint link, const guint8 * record, gsize length)
     g_ptr_array_add (e->held[link], g_bytes_new (record, length));
     return;
   }
-  if (!e->peer->session->groups.up[link]) {
+  if (!e->peer->session->open[link]) {
     g_ptr_array_add (e->waiting[link], g_bytes_new (record, length));
     return;
   }
-  g_assert_cmpint (donar_session_receive (e->peer->session, link, record,
-          length, e->now), ==, DONAR_OK);
+  deliver (e->peer, link, g_bytes_new (record, length), e->now);
 }
 
 static void
@@ -186,23 +236,29 @@ endpoint_clear (Endpoint * e)
 static void
 deliver_all (Endpoint * to, guint link, GPtrArray * records)
 {
-  for (guint i = 0; i < records->len; i++) {
-    gsize length;
-    const guint8 *data = g_bytes_get_data (g_ptr_array_index (records, i),
-        &length);
-
-    g_assert_cmpint (donar_session_receive (to->session, link, data, length,
-            to->now), ==, DONAR_OK);
-  }
+  for (guint i = 0; i < records->len; i++)
+    deliver (to, link, g_bytes_ref (g_ptr_array_index (records, i)), to->now);
   g_ptr_array_set_size (records, 0);
 }
 
-/* Opens e's end of the link (its HELLO goes out) and hands it what the
- * peer sent on the link before. */
+/* e's end of the link opens with a new nonce (a callee's CHALLENGE goes
+ * out); nothing is delivered. */
+static void
+open_end (Endpoint * e, guint link)
+{
+  memset (e->nonce[link], 0, DONAR_WIRE_NONCE);
+  e->nonce[link][0] = e->role;
+  e->nonce[link][1] = link;
+  e->nonce[link][2] = ++e->opened;
+  donar_session_link_up (e->session, link, e->nonce[link], e->now);
+}
+
+/* Opens e's end of the link and hands it what the peer sent on the link
+ * before: the opening runs as far as both ends are open. */
 static void
 bring_up (Endpoint * e, guint link)
 {
-  donar_session_link_up (e->session, link, e->now);
+  open_end (e, link);
   deliver_all (e, link, e->peer->waiting[link]);
 }
 
@@ -477,7 +533,10 @@ test_no_link_then_copy (void)
   g_assert_cmpint (donar_session_send_frame (caller.session, frame, 20, 0),
       ==, DONAR_ERROR_NO_LINK);
   caller.now = 10000;
+  /* Link 3 dialed again: the callee's end opens anew and challenges. */
+  donar_session_link_down (callee.session, 3, 0);
   bring_up (&caller, 3);
+  bring_up (&callee, 3);
   frame[0] = 8;
   g_assert_cmpint (donar_session_send_frame (caller.session, frame, 20,
           40000), ==, DONAR_OK);
@@ -518,6 +577,8 @@ test_foreign_input_rejected (void)
   guint link;
   static const guint8 garbage[] = { 0xff, 0xff, 1, 2, 3 };
   static const guint8 other[] = "not the secret of this call";
+  guint8 challenge[DONAR_WIRE_PREFIX + DONAR_WIRE_CHALLENGE];
+  gsize size;
 
   donar_config_init (&config);
   pair_init (&caller, &callee, &config);
@@ -528,13 +589,16 @@ test_foreign_input_rejected (void)
 
   /* The caller's HELLO reflected back to it: the other direction's key. */
   g_assert_cmpint (feed (&caller, 4, hello), ==, DONAR_ERROR_BAD_AUTHENTICATOR);
-  /* A HELLO moved to another link than the one it names. */
+  /* A HELLO moved to another link than the one it names (the callee's
+   * new CHALLENGEs on 5 and 6 are not for the caller's open links). */
   donar_session_link_down (callee.session, 5, 0);
-  donar_session_link_up (callee.session, 5, 0);
+  callee.drop_next[5] = TRUE;
+  open_end (&callee, 5);
   g_assert_cmpint (feed (&callee, 5, hello), ==, DONAR_ERROR_BAD_LINK);
   /* Data on a new connection that has not said HELLO. */
   donar_session_link_down (callee.session, 6, 0);
-  donar_session_link_up (callee.session, 6, 0);
+  callee.drop_next[6] = TRUE;
+  open_end (&callee, 6);
   g_assert_cmpint (feed (&callee, 6, data), ==, DONAR_ERROR_NOT_AUTHENTICATED);
   donar_session_get_link_stats (callee.session, 6, &link_stats);
   g_assert_false (link_stats.authenticated);
@@ -545,7 +609,8 @@ test_foreign_input_rejected (void)
   g_assert_cmpint (feed (&callee, 8, hello), ==, DONAR_ERROR_INVALID_ARGUMENT);
   g_assert_cmpint (feed (&callee, 12, hello), ==, DONAR_ERROR_INVALID_ARGUMENT);
 
-  /* A caller who knows the onion address but not the call's secret. */
+  /* A caller who knows the onion address but not the call's secret: its
+   * HELLO answers link 9's CHALLENGE, and fails the tag. */
   memset (&stranger, 0, sizeof stranger);
   config.seed = 77;
   stranger.session = donar_session_new (&config, DONAR_ROLE_CALLER, other,
@@ -562,23 +627,34 @@ test_foreign_input_rejected (void)
   }
   stranger.hold[9] = TRUE;
   stranger.peer = &callee;
-  donar_session_link_up (stranger.session, 9, 0);
+  open_end (&stranger, 9);
+  donar_session_link_down (callee.session, 9, 0);
+  callee.drop_next[9] = TRUE;
+  open_end (&callee, 9);
+  size = donar_wire_encode_challenge (callee.nonce[9], challenge,
+      sizeof challenge);
+  g_assert_cmpint (donar_session_receive (stranger.session, 9, challenge,
+          size, 0), ==, DONAR_OK);
+  g_assert_nonnull (stranger.hello[9]);
   g_assert_cmpint (donar_session_identify_link (callee.session,
           (const guint8 *) g_bytes_get_data (stranger.hello[9], NULL) + 2,
-          g_bytes_get_size (stranger.hello[9]) - 2, &link), ==,
-      DONAR_ERROR_BAD_AUTHENTICATOR);
-  donar_session_link_down (callee.session, 9, 0);
-  donar_session_link_up (callee.session, 9, 0);
+          g_bytes_get_size (stranger.hello[9]) - 2, callee.nonce[9], &link),
+      ==, DONAR_ERROR_BAD_AUTHENTICATOR);
   g_assert_cmpint (feed (&callee, 9, stranger.hello[9]), ==,
       DONAR_ERROR_BAD_AUTHENTICATOR);
   endpoint_clear (&stranger);
 
   /* The caller's own HELLO names its link, for a callee that accepted a
-   * connection it cannot tell apart. */
+   * connection it cannot tell apart, if it answers that connection's
+   * CHALLENGE: played again on another connection, it is refused. */
   g_assert_cmpint (donar_session_identify_link (callee.session,
           (const guint8 *) g_bytes_get_data (hello, NULL) + 2,
-          g_bytes_get_size (hello) - 2, &link), ==, DONAR_OK);
+          g_bytes_get_size (hello) - 2, callee.nonce[4], &link), ==, DONAR_OK);
   g_assert_cmpuint (link, ==, 4);
+  g_assert_cmpint (donar_session_identify_link (callee.session,
+          (const guint8 *) g_bytes_get_data (hello, NULL) + 2,
+          g_bytes_get_size (hello) - 2, callee.nonce[9], &link), ==,
+      DONAR_ERROR_REPLAY);
 
   /* Garbage: a lying length breaks the link's stream for good. */
   g_assert_cmpint (donar_session_receive (callee.session, 1, garbage,
@@ -620,8 +696,8 @@ test_peer_restart (void)
   callee.peer = &restarted;
   for (guint link = 0; link < 12; link++) {
     donar_session_link_down (callee.session, link, 0);
-    bring_up (&callee, link);
     bring_up (&restarted, link);
+    bring_up (&callee, link);
   }
   sent[0] = 0;
   run_call (&restarted, &callee, 5, sent);
@@ -630,9 +706,12 @@ test_peer_restart (void)
    * carries. */
   g_assert_cmpuint (restarted.delivered->len, ==, 6);
 
+  /* A late connection of the old session: its HELLO answered another
+   * CHALLENGE. */
   donar_session_link_down (callee.session, 3, 0);
-  donar_session_link_up (callee.session, 3, 0);
-  g_assert_cmpint (feed (&callee, 3, old_hello), ==, DONAR_ERROR_STALE);
+  callee.drop_next[3] = TRUE;
+  open_end (&callee, 3);
+  g_assert_cmpint (feed (&callee, 3, old_hello), ==, DONAR_ERROR_REPLAY);
   g_bytes_unref (old_hello);
   endpoint_clear (&restarted);
   endpoint_clear (&caller);
@@ -661,16 +740,18 @@ test_bye_ends_the_call (void)
 
   /* A BYE on a connection that has not said HELLO ends nothing. */
   donar_session_link_down (callee.session, 6, 0);
-  donar_session_link_up (callee.session, 6, 0);
+  callee.drop_next[6] = TRUE;
+  open_end (&callee, 6);
   g_assert_cmpuint (donar_wire_encode_bye (&forged, record, sizeof record),
       ==, sizeof record);
   g_assert_cmpint (donar_session_receive (callee.session, 6, record,
           sizeof record, 0), ==, DONAR_ERROR_NOT_AUTHENTICATED);
   g_assert_false (donar_session_has_ended (callee.session, NULL, NULL));
-  /* The rejected link is closed and the caller's HELLO comes again. */
+  /* The rejected link is closed, and dialed again. */
   donar_session_link_down (callee.session, 6, 0);
-  donar_session_link_up (callee.session, 6, 0);
-  g_assert_cmpint (feed (&callee, 6, caller.hello[6]), ==, DONAR_OK);
+  donar_session_link_down (caller.session, 6, 0);
+  bring_up (&caller, 6);
+  bring_up (&callee, 6);
   /* Link 7 has gone down at the caller: 11 links open there. */
   donar_session_link_down (caller.session, 7, 0);
 

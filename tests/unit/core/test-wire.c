@@ -65,9 +65,15 @@ encode_sample (guint8 * out)
 static gsize
 encode_hello (guint8 * out)
 {
-  DonarWireHello hello = { 9, 0xcafef00d };
-  gsize size = donar_wire_encode_hello (&hello, &key, out,
-      DONAR_CELL_PAYLOAD);
+  DonarWireHello hello = { 9, 0xcafef00d, {0}, {0} };
+  gsize size;
+
+  /* The sender's nonce 0x10..0x1f, the peer's it answers 0x20..0x2f. */
+  for (guint i = 0; i < DONAR_WIRE_NONCE; i++) {
+    hello.nonce[i] = 0x10 + i;
+    hello.echo[i] = 0x20 + i;
+  }
+  size = donar_wire_encode_hello (&hello, &key, out, DONAR_CELL_PAYLOAD);
 
   g_assert_cmpuint (size, ==, 2 + DONAR_WIRE_HELLO);
   return size;
@@ -180,16 +186,52 @@ test_hello_round_trip (void)
   DonarWireHello out;
   gsize size = encode_hello (record);
 
-  g_assert_cmpuint ((record[0] << 8) | record[1], ==, 23);
-  g_assert_cmpuint (record[2], ==, DONAR_WIRE_VERSION);
+  /* 55 bytes: version, type, link, epoch, nonce at 7, echo at 23, tag at
+   * 39. */
+  g_assert_cmpuint ((record[0] << 8) | record[1], ==, 55);
+  g_assert_cmpuint (record[2], ==, 3);
   g_assert_cmpuint (record[3], ==, DONAR_WIRE_TYPE_HELLO);
   g_assert_cmpuint (record[4], ==, 9);
   g_assert_cmpuint (record[5], ==, 0xca);
   g_assert_cmpuint (record[8], ==, 0x0d);
+  g_assert_cmpuint (record[2 + 7], ==, 0x10);
+  g_assert_cmpuint (record[2 + 22], ==, 0x1f);
+  g_assert_cmpuint (record[2 + 23], ==, 0x20);
+  g_assert_cmpuint (record[2 + 38], ==, 0x2f);
   g_assert_cmpint (donar_wire_decode_hello (record + 2, size - 2, &key,
           &out), ==, DONAR_OK);
   g_assert_cmpuint (out.link, ==, 9);
   g_assert_cmpuint (out.epoch, ==, 0xcafef00d);
+  g_assert_cmpuint (out.nonce[15], ==, 0x1f);
+  g_assert_cmpuint (out.echo[0], ==, 0x20);
+}
+
+/* CHALLENGE: 18 bytes, the callee's nonce. */
+static void
+test_challenge_round_trip (void)
+{
+  guint8 record[DONAR_CELL_PAYLOAD], nonce[DONAR_WIRE_NONCE], out[16];
+  DonarWireBye bye;
+  gsize size;
+
+  for (guint i = 0; i < DONAR_WIRE_NONCE; i++)
+    nonce[i] = 0xa0 + i;
+  size = donar_wire_encode_challenge (nonce, record, sizeof record);
+  g_assert_cmpuint (size, ==, 20);
+  g_assert_cmpuint ((record[0] << 8) | record[1], ==, 18);
+  g_assert_cmpuint (record[2], ==, 3);
+  g_assert_cmpuint (record[3], ==, 4);
+  g_assert_cmpmem (record + 4, 16, nonce, 16);
+  g_assert_cmpint (donar_wire_decode_challenge (record + 2, size - 2, out),
+      ==, DONAR_OK);
+  g_assert_cmpmem (out, 16, nonce, 16);
+  g_assert_cmpint (donar_wire_decode_challenge (record + 2, size - 3, out),
+      ==, DONAR_ERROR_TRUNCATED);
+  g_assert_cmpint (donar_wire_decode_challenge (record + 2, size - 1, out),
+      ==, DONAR_ERROR_BAD_LENGTH);
+  g_assert_cmpint (donar_wire_decode_bye (record + 2, size - 2, &bye), ==,
+      DONAR_ERROR_UNKNOWN_TYPE);
+  g_assert_cmpuint (donar_wire_encode_challenge (nonce, record, 19), ==, 0);
 }
 
 /* BYE: 4 bytes, the link and the reason, byte by byte as docs/protocol.md
@@ -198,7 +240,7 @@ static void
 test_bye_round_trip (void)
 {
   guint8 record[DONAR_CELL_PAYLOAD];
-  static const guint8 expected[] = { 0, 4, DONAR_WIRE_VERSION, 3, 7, 1 };
+  static const guint8 expected[] = { 0, 4, 3, 3, 7, 1 };
   DonarWireBye bye = { 7, DONAR_BYE_HUNG_UP }, out;
   DonarWireHello hello;
   gsize size = donar_wire_encode_bye (&bye, record, sizeof record);
@@ -324,7 +366,7 @@ test_bad_authenticator (void)
   static const guint8 secret[] = "another call";
 
   /* One flipped bit anywhere after the version and type: in the link, the
-   * epoch, the tag. */
+   * epoch, either nonce, the tag. */
   for (gsize pos = 4; pos < size; pos++)
     for (guint bit = 0; bit < 8; bit++) {
       record[pos] ^= 1 << bit;
@@ -448,6 +490,7 @@ main (int argc, char **argv)
   g_test_add_func ("/wire/data-round-trip", test_data_round_trip);
   g_test_add_func ("/wire/hello-round-trip", test_hello_round_trip);
   g_test_add_func ("/wire/bye-round-trip", test_bye_round_trip);
+  g_test_add_func ("/wire/challenge-round-trip", test_challenge_round_trip);
   g_test_add_func ("/wire/encode-refuses-what-does-not-fit",
       test_encode_refuses_what_does_not_fit);
   g_test_add_func ("/wire/truncated", test_truncated);

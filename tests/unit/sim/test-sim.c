@@ -65,7 +65,8 @@ settings_init (SimSettings * s, DonarPolicy policy, gdouble seconds)
  * entries), 87 + 2 * 172 (ADAPTIVE at a budget of 1, which never takes the
  * previous frame's link either: 4 bytes a link instead of the scores' 2),
  * 2 + 19 + 2 + 2 + 3 + 172 = 200 (SIMPLE, one link, no copy: it could only
- * go on the link of the first), and a 25-byte HELLO on each link. */
+ * go on the link of the first), and each link's opening: the callee's
+ * 20-byte CHALLENGE and a 57-byte HELLO each way. */
 static void
 test_constant_links (void)
 {
@@ -90,7 +91,7 @@ test_constant_links (void)
     SimSettings s;
     SimCallResult r;
     GError *error = NULL;
-    guint64 startup, hellos;
+    guint64 startup, opening;
 
     settings_init (&s, cases[c].policy, 20);
     s.config.budget = 1.0;
@@ -110,14 +111,14 @@ test_constant_links (void)
     /* At a window a link may change groups and take two frames in a row;
      * the second then goes without its predecessor (never on the link of
      * the first copy): at most one such frame a window and direction. */
-    hellos = 25 * cases[c].links;
+    opening = (20 + 2 * 57) * cases[c].links;
     g_assert_cmpuint (r.bytes_sent, <=, 2 * (500 * cases[c].bytes_per_frame -
-            startup + hellos));
+            startup) + opening);
     g_assert_cmpuint (r.bytes_sent, >=, 2 * (500 * cases[c].bytes_per_frame -
-            startup + hellos - (cases[c].policy == DONAR_POLICY_SIMPLE ? 0 :
-                10 * 175)));
-    g_assert_cmpuint (r.messages_sent, ==, 2 * (500 *
-            cases[c].messages_per_frame + cases[c].links));
+            startup - (cases[c].policy == DONAR_POLICY_SIMPLE ? 0 :
+                10 * 175)) + opening);
+    g_assert_cmpuint (r.messages_sent, ==, 2 * 500 *
+        cases[c].messages_per_frame + 3 * cases[c].links);
     sim_call_result_clear (&r);
   }
   remove_traces (dir, 12);
