@@ -37,6 +37,7 @@ typedef struct
   gboolean client_auth;
   guint stats_interval;         /* ms */
   gchar *address_file;          /* callee; "": none */
+  gchar *tor_socks_path;        /* caller; "": none */
 } GstDonarCallSettings;
 
 typedef struct _GstDonarCall GstDonarCall;
@@ -89,6 +90,7 @@ enum
   GST_DONAR_CALL_PROP_STATS,
   GST_DONAR_CALL_PROP_STATS_INTERVAL,
   GST_DONAR_CALL_PROP_ADDRESS_FILE,
+  GST_DONAR_CALL_PROP_TOR_SOCKS_PATH,
   GST_DONAR_CALL_N_PROPS,
 };
 
