@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# The `tor-systor` test: a call through a tor set up as Debian's tor
+# service is (/usr/share/tor/tor-service-defaults-torrc), that is with
+# Unix sockets only: a ControlSocket with cookie authentication and a
+# SocksPort unix:/path, in a directory of the group debian-tor, and no
+# TCP port at all.
+#   - the errors that say what to do: no such socket, not a socket, and
+#     (when we are root and can become nobody) permission denied, naming
+#     the group debian-tor, from donar-call and from donarsrc;
+#   - the callee (donar-call) publishes its onion through the network
+#     client's ControlPort, as in run-call.sh;
+#   - the caller (donar-call --tor-control <dir>/control, nothing else
+#     about tor) learns the SocksPort unix:<dir>/socks from the control
+#     socket and dials its 12 links through it; as root, it runs as nobody
+#     with the group debian-tor only, as a user of Debian's tor would;
+#   - both ends must have had 12 links up and received most frames.
+# Everything started is stopped by PID, also on failure.
+#
+#   run-systor.sh DONAR_CALL PLUGIN_DIR [PYTHON]
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+donar_call=$1
+plugin_dir=$2
+python=${3:-python3}
+work=$(mktemp -d "${TMPDIR:-/tmp}/donar-systor.XXXXXX")
+pids=()
+
+cleanup () {
+  local rc=$?
+  for pid in "${pids[@]}"; do
+    kill -TERM "$pid" 2>/dev/null || true
+  done
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  "$here/tor-network.sh" stop "$work/net" || true
+  if [ "$rc" -ne 0 ]; then
+    for f in systor/notice.log callee.log caller.log callee.json caller.json; do
+      [ -f "$work/$f" ] && { echo "==> $f <==" >&2; tail -n 30 "$work/$f" >&2; }
+    done
+  fi
+  rm -rf "$work"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# expect_error WHAT TEXT COMMAND...: COMMAND fails and says TEXT.
+expect_error () {
+  local what=$1 text=$2
+  shift 2
+  if "$@" > "$work/error.out" 2> "$work/error.log"; then
+    echo "$what: succeeded, but should have failed" >&2
+    exit 1
+  fi
+  if ! grep -qF -- "$text" "$work/error.log"; then
+    echo "$what: the error does not say \"$text\":" >&2
+    cat "$work/error.log" >&2
+    exit 1
+  fi
+  echo "$what: $(cat "$work/error.log")" >&2
+}
+
+run_dir=$work/run
+touch "$work/not-a-socket"
+expect_error "a socket that does not exist" "no such file" \
+  "$donar_call" callee --quiet --tor-control "$run_dir/control"
+expect_error "a file that is not a socket" "not a socket" \
+  "$donar_call" callee --quiet --tor-control "unix:$work/not-a-socket"
+
+# As root, tor runs as Debian's service runs it (started as root, then
+# User debian-tor), and we can be a user outside, then inside, its group.
+as_user=()
+tor_user=()
+group_gid=$(getent group debian-tor | cut -d: -f3 || true)
+if [ "$(id -u)" = 0 ] && [ -n "$group_gid" ] && getent passwd debian-tor > /dev/null \
+    && command -v setpriv > /dev/null; then
+  tor_user=(debian-tor)
+  as_user=(setpriv --reuid=65534 --regid=65534 "--groups=$group_gid")
+  outsider=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+  # nobody must reach the sockets' directory and run the build.
+  chmod 755 "$work"
+fi
+
+eval "$("$here/tor-network.sh" start "$work/net")"
+
+# The system-like tor: Debian's service settings, its sockets under
+# $run_dir (as /run/tor: tor's own, setgid, so the sockets and the cookie
+# are its group's; tor refuses a directory of another group), its data
+# apart.
+mkdir -m 700 "$work/systor"
+mkdir -m 2755 "$run_dir"
+if [ ${#tor_user[@]} -gt 0 ]; then
+  chown debian-tor:debian-tor "$work/systor" "$run_dir"
+fi
+cat > "$work/systor/torrc" <<TORRC
+%include $TOR_TORRC_INCLUDE
+${tor_user:+User $tor_user}
+DataDirectory $work/systor
+ControlSocket $run_dir/control GroupWritable RelaxDirModeCheck
+ControlSocketsGroupWritable 1
+SocksPort unix:$run_dir/socks WorldWritable
+CookieAuthentication 1
+CookieAuthFileGroupReadable 1
+CookieAuthFile $run_dir/control.authcookie
+Log notice file $work/systor/notice.log
+TORRC
+tor -f "$work/systor/torrc" --defaults-torrc /dev/null < /dev/null > /dev/null 2>&1 &
+systor_pid=$!
+pids+=("$systor_pid")
+for _ in $(seq 1 600); do
+  grep -q "Bootstrapped 100%" "$work/systor/notice.log" 2>/dev/null && break
+  kill -0 "$systor_pid" 2>/dev/null || { echo "the system-like tor exited" >&2; exit 1; }
+  sleep 0.1
+done
+grep -q "Bootstrapped 100%" "$work/systor/notice.log" || { echo "the system-like tor did not bootstrap in 60 s" >&2; exit 1; }
+[ -S "$run_dir/control" ] && [ -S "$run_dir/socks" ] || { echo "no sockets in $run_dir" >&2; exit 1; }
+# "Opened Socks listener connection (ready) on /path" (or on 127.0.0.1:N).
+if grep -E "Opened .* listener connection \(ready\) on [^/]" "$work/systor/notice.log" >&2 \
+    || ! grep -qF "Opened Socks listener connection (ready) on $run_dir/socks" "$work/systor/notice.log"; then
+  echo "the system-like tor listens elsewhere than on its Unix sockets" >&2
+  exit 1
+fi
+
+if [ ${#as_user[@]} -gt 0 ]; then
+  expect_error "outside the group debian-tor" "sudo adduser \$USER debian-tor" \
+    "${outsider[@]}" "$donar_call" callee --quiet --tor-control "$run_dir/control"
+  # The elements say it too (gst-launch-1.0 prints it as the error's debug
+  # text).  nobody's GStreamer registry goes to a directory of its own.
+  mkdir -m 700 "$work/nobody"
+  chown 65534:65534 "$work/nobody"
+  expect_error "donarsrc outside the group debian-tor" "sudo adduser \$USER debian-tor" \
+    "${outsider[@]}" env HOME="$work/nobody" GST_PLUGIN_PATH="$plugin_dir" \
+    GST_REGISTRY="$work/nobody/registry.bin" timeout 30 \
+    gst-launch-1.0 donarsrc tor-control="$run_dir/control" ! fakesink
+fi
+
+"$donar_call" callee --tor-control "$TOR_CONTROL_PORT" --tor-cookie "$TOR_COOKIE" \
+  --seconds 120 --wait-links 12 --address-file "$work/address" --setup-timeout 60 --json \
+  > "$work/callee.json" 2> "$work/callee.log" &
+callee_pid=$!
+pids+=("$callee_pid")
+for _ in $(seq 1 600); do
+  [ -s "$work/address" ] && break
+  kill -0 "$callee_pid" 2>/dev/null || { echo "the callee exited" >&2; exit 1; }
+  sleep 0.1
+done
+[ -s "$work/address" ] || { echo "no call address in 60 s" >&2; exit 1; }
+
+# The one-line use: the control socket, nothing else.
+"${as_user[@]}" "$donar_call" caller - --tor-control "$run_dir/control" \
+  --seconds 15 --wait-links 12 --setup-timeout 60 --json \
+  < "$work/address" > "$work/caller.json" 2> "$work/caller.log" &
+caller_pid=$!
+pids+=("$caller_pid")
+wait "$caller_pid"
+# The callee would send for 2 minutes: its report once told to stop.
+kill -TERM "$callee_pid"
+wait "$callee_pid" || true
+echo "caller: $(cat "$work/caller.json")" >&2
+echo "callee: $(cat "$work/callee.json")" >&2
+grep -F "dialing the callee" "$work/caller.log" >&2 || true
+
+"$python" - "$work/caller.json" "$work/callee.json" <<'PY'
+import json, sys
+caller = json.load(open(sys.argv[1]))
+callee = json.load(open(sys.argv[2]))
+ok = True
+for name, r in (("caller", caller), ("callee", callee)):
+    if r["max_links_up"] != 12:
+        print("%s: at most %d links up, not 12" % (name, r["max_links_up"]), file=sys.stderr)
+        ok = False
+    # Each sends a frame every 40 ms once the 12 links are up, the caller
+    # for 15 s, the callee until it is stopped after the caller: most of
+    # 375 frames each way.
+    if r["frames_expected"] < 300 or r["frames_received"] < 0.95 * r["frames_expected"]:
+        print("%s: received %d of %d frames" % (name, r["frames_received"], r["frames_expected"]), file=sys.stderr)
+        ok = False
+sys.exit(0 if ok else 1)
+PY
