@@ -112,7 +112,8 @@ const gchar *donar_call_get_address (DonarCall * call);
 gboolean donar_call_write_address_file (const gchar * path,
     const gchar * address, GError ** error);
 DonarLinkEngine *donar_call_get_engine (DonarCall * call);
-/* The tor the call uses (launched or given); 0 when direct. */
+/* The control port of the tor the call uses (launched or given); 0 when
+ * direct, or through a control socket. */
 guint16 donar_call_get_tor_control_port (DonarCall * call);
 /* FALSE, with the error given to on_tor_lost, once tor's control
  * connection has closed; TRUE before, and for a direct call.  Any

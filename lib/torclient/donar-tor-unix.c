@@ -70,7 +70,9 @@ blocking_group (const gchar * path, gid_t * gid)
 gchar *
 donar_tor_unix_group_hint (const gchar * path)
 {
-  struct group *entry;
+  /* getgrgid_r: two elements may fail at once, each on its setup thread. */
+  struct group group, *entry = NULL;
+  gchar buffer[4096];
   gid_t gid;
 
   if (!blocking_group (path, &gid))
@@ -79,7 +81,8 @@ donar_tor_unix_group_hint (const gchar * path)
     return g_strdup ("it is root's only: let tor give its socket and cookie "
         "to a group of yours (ControlSocketsGroupWritable 1, "
         "CookieAuthFileGroupReadable 1)");
-  entry = getgrgid (gid);
+  if (getgrgid_r (gid, &group, buffer, sizeof buffer, &entry) != 0)
+    entry = NULL;
   if (entry == NULL)
     return g_strdup_printf ("add yourself to its group %u, then log in again",
         (guint) gid);

@@ -7,12 +7,11 @@
 #   - the errors that say what to do: no such socket, not a socket, and
 #     (when we are root and can become nobody) permission denied, naming
 #     the group debian-tor, from donar-call and from donarsrc;
-#   - the callee (donar-call) publishes its onion through the network
-#     client's ControlPort, as in run-call.sh;
-#   - the caller (donar-call --tor-control <dir>/control, nothing else
-#     about tor) learns the SocksPort unix:<dir>/socks from the control
-#     socket and dials its 12 links through it; as root, it runs as nobody
-#     with the group debian-tor only, as a user of Debian's tor would;
+#   - both ends use that tor, with --tor-control <dir>/control and nothing
+#     else about tor (as root, as nobody with the group debian-tor only, as
+#     a user of Debian's tor would): the callee publishes its onion through
+#     the control socket; the caller learns the SocksPort unix:<dir>/socks
+#     from it and dials its 12 links through that socket;
 #   - both ends must have had 12 links up and received most frames.
 # Everything started is stopped by PID, also on failure.
 #
@@ -24,28 +23,18 @@ donar_call=$1
 plugin_dir=$2
 python=${3:-python3}
 work=$(mktemp -d "${TMPDIR:-/tmp}/donar-systor.XXXXXX")
-pids=()
-
-cleanup () {
+# pids, logs and cleanup (stop by PID, tails of logs on failure), with the
+# network stopped too.
+source "$here/../torsim/processes.sh"
+logs=(systor/notice.log callee.log caller.log callee.json caller.json)
+stop_all () {
   local rc=$?
-  for pid in "${pids[@]}"; do
-    kill -TERM "$pid" 2>/dev/null || true
-  done
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-  done
-  "$here/tor-network.sh" stop "$work/net" || true
-  if [ "$rc" -ne 0 ]; then
-    for f in systor/notice.log callee.log caller.log callee.json caller.json; do
-      [ -f "$work/$f" ] && { echo "==> $f <==" >&2; tail -n 30 "$work/$f" >&2; }
-    done
-  fi
-  rm -rf "$work"
-  exit "$rc"
+  set +e
+  "$here/tor-network.sh" stop "$work/net"
+  (exit "$rc")
+  cleanup
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap stop_all EXIT
 
 # expect_error WHAT TEXT COMMAND...: COMMAND fails and says TEXT.
 expect_error () {
@@ -80,8 +69,11 @@ if [ "$(id -u)" = 0 ] && [ -n "$group_gid" ] && getent passwd debian-tor > /dev/
   tor_user=(debian-tor)
   as_user=(setpriv --reuid=65534 --regid=65534 "--groups=$group_gid")
   outsider=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-  # nobody must reach the sockets' directory and run the build.
+  # nobody must reach the sockets' directory and run the build, and
+  # writes in a directory of its own.
   chmod 755 "$work"
+  mkdir -m 700 "$work/nobody"
+  chown 65534:65534 "$work/nobody"
 fi
 
 eval "$("$here/tor-network.sh" start "$work/net")"
@@ -116,6 +108,7 @@ for _ in $(seq 1 600); do
   sleep 0.1
 done
 grep -q "Bootstrapped 100%" "$work/systor/notice.log" || { echo "the system-like tor did not bootstrap in 60 s" >&2; exit 1; }
+echo "$SECONDS s: the system-like tor bootstrapped" >&2
 [ -S "$run_dir/control" ] && [ -S "$run_dir/socks" ] || { echo "no sockets in $run_dir" >&2; exit 1; }
 # "Opened Socks listener connection (ready) on /path" (or on 127.0.0.1:N).
 if grep -E "Opened .* listener connection \(ready\) on [^/]" "$work/systor/notice.log" >&2 \
@@ -128,37 +121,40 @@ if [ ${#as_user[@]} -gt 0 ]; then
   expect_error "outside the group debian-tor" "sudo adduser \$USER debian-tor" \
     "${outsider[@]}" "$donar_call" callee --quiet --tor-control "$run_dir/control"
   # The elements say it too (gst-launch-1.0 prints it as the error's debug
-  # text).  nobody's GStreamer registry goes to a directory of its own.
-  mkdir -m 700 "$work/nobody"
-  chown 65534:65534 "$work/nobody"
+  # text).
   expect_error "donarsrc outside the group debian-tor" "sudo adduser \$USER debian-tor" \
     "${outsider[@]}" env HOME="$work/nobody" GST_PLUGIN_PATH="$plugin_dir" \
     GST_REGISTRY="$work/nobody/registry.bin" timeout 30 \
     gst-launch-1.0 donarsrc tor-control="$run_dir/control" ! fakesink
 fi
 
-"$donar_call" callee --tor-control "$TOR_CONTROL_PORT" --tor-cookie "$TOR_COOKIE" \
-  --seconds 120 --wait-links 12 --address-file "$work/address" --setup-timeout 60 --json \
+address_file=$work/address
+[ ${#as_user[@]} -gt 0 ] && address_file=$work/nobody/address
+"${as_user[@]}" "$donar_call" callee --tor-control "$run_dir/control" \
+  --seconds 120 --wait-links 12 --address-file "$address_file" --setup-timeout 60 --json \
   > "$work/callee.json" 2> "$work/callee.log" &
 callee_pid=$!
 pids+=("$callee_pid")
 for _ in $(seq 1 600); do
-  [ -s "$work/address" ] && break
+  [ -s "$address_file" ] && break
   kill -0 "$callee_pid" 2>/dev/null || { echo "the callee exited" >&2; exit 1; }
   sleep 0.1
 done
-[ -s "$work/address" ] || { echo "no call address in 60 s" >&2; exit 1; }
+[ -s "$address_file" ] || { echo "no call address in 60 s" >&2; exit 1; }
+echo "$SECONDS s: the callee published its onion" >&2
 
 # The one-line use: the control socket, nothing else.
 "${as_user[@]}" "$donar_call" caller - --tor-control "$run_dir/control" \
   --seconds 15 --wait-links 12 --setup-timeout 60 --json \
-  < "$work/address" > "$work/caller.json" 2> "$work/caller.log" &
+  < "$address_file" > "$work/caller.json" 2> "$work/caller.log" &
 caller_pid=$!
 pids+=("$caller_pid")
 wait "$caller_pid"
+echo "$SECONDS s: the caller is done" >&2
 # The callee would send for 2 minutes: its report once told to stop.
 kill -TERM "$callee_pid"
 wait "$callee_pid" || true
+echo "$SECONDS s: the callee is done" >&2
 echo "caller: $(cat "$work/caller.json")" >&2
 echo "callee: $(cat "$work/callee.json")" >&2
 grep -F "dialing the callee" "$work/caller.log" >&2 || true
