@@ -97,6 +97,10 @@ explain (const gchar * path, const GError * local)
 {
   struct stat status;
 
+  /* First, since connect () to a file we may not write is EACCES: joining
+   * a group would not help there. */
+  if (stat (path, &status) == 0 && !S_ISSOCK (status.st_mode))
+    return g_strdup ("not a socket: give the path of tor's socket");
   if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED)) {
     g_autofree gchar *hint = donar_tor_unix_group_hint (path);
 
@@ -106,8 +110,6 @@ explain (const gchar * path, const GError * local)
     return g_strdup ("no such file: is tor running, with this path in its "
         "torrc (ControlSocket, or SocksPort unix:...)?  Debian's tor "
         "service: systemctl start tor");
-  if (stat (path, &status) == 0 && !S_ISSOCK (status.st_mode))
-    return g_strdup ("not a socket: give the path of tor's socket");
   if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED))
     return g_strdup ("nobody listens on it: tor is not running (the socket "
         "is left from a tor that stopped)");

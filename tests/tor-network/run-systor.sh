@@ -7,12 +7,14 @@
 #   - the errors that say what to do: no such socket, not a socket, and
 #     (when we are root and can become nobody) permission denied, naming
 #     the group debian-tor, from donar-call and from donarsrc;
-#   - both ends use that tor, with --tor-control <dir>/control and nothing
-#     else about tor (as root, as nobody with the group debian-tor only, as
-#     a user of Debian's tor would): the callee publishes its onion through
-#     the control socket; the caller learns the SocksPort unix:<dir>/socks
-#     from it and dials its 12 links through that socket;
-#   - both ends must have had 12 links up and received most frames.
+#   - two calls at once, both ends on that tor with --tor-control
+#     <dir>/control (as root, as nobody with the group debian-tor only, as
+#     a user of Debian's tor would): the callees publish their onions
+#     through the control socket; one caller learns the SocksPort
+#     unix:<dir>/socks from it, the other is given it (--tor-socks-path),
+#     and each dials its 12 links through that socket; a --tor-socks-path
+#     that is not a socket fails at the setup;
+#   - every end must have had 12 links up and received most frames.
 # Everything started is stopped by PID, also on failure.
 #
 #   run-systor.sh DONAR_CALL PLUGIN_DIR [PYTHON]
@@ -26,7 +28,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/donar-systor.XXXXXX")
 # pids, logs and cleanup (stop by PID, tails of logs on failure), with the
 # network stopped too.
 source "$here/../torsim/processes.sh"
-logs=(systor/notice.log callee.log caller.log callee.json caller.json)
+logs=(systor/notice.log)
 stop_all () {
   local rc=$?
   set +e
@@ -128,51 +130,69 @@ if [ ${#as_user[@]} -gt 0 ]; then
     gst-launch-1.0 donarsrc tor-control="$run_dir/control" ! fakesink
 fi
 
-address_file=$work/address
-[ ${#as_user[@]} -gt 0 ] && address_file=$work/nobody/address
-"${as_user[@]}" "$donar_call" callee --tor-control "$run_dir/control" \
-  --seconds 120 --wait-links 12 --address-file "$address_file" --setup-timeout 60 --json \
-  > "$work/callee.json" 2> "$work/callee.log" &
-callee_pid=$!
-pids+=("$callee_pid")
-for _ in $(seq 1 600); do
-  [ -s "$address_file" ] && break
-  kill -0 "$callee_pid" 2>/dev/null || { echo "the callee exited" >&2; exit 1; }
-  sleep 0.1
+# Two calls at once on that tor, both ends with --tor-control only; the
+# second caller also names the SocksPort socket (--tor-socks-path) rather
+# than asking for it.  Each callee would send for 2 minutes: it reports
+# once told to stop, after its caller.
+user_dir=$work
+[ ${#as_user[@]} -gt 0 ] && user_dir=$work/nobody
+callee_pids=()
+for call in asked given; do
+  "${as_user[@]}" "$donar_call" callee --tor-control "$run_dir/control" \
+    --seconds 120 --wait-links 12 --address-file "$user_dir/$call.address" \
+    --setup-timeout 60 --json > "$work/$call-callee.json" 2> "$work/$call-callee.log" &
+  pids+=($!)
+  callee_pids+=($!)
+  logs+=("$call-callee.log" "$call-caller.log")
 done
-[ -s "$address_file" ] || { echo "no call address in 60 s" >&2; exit 1; }
-echo "$SECONDS s: the callee published its onion" >&2
+for call in asked given; do
+  for _ in $(seq 1 600); do
+    [ -s "$user_dir/$call.address" ] && break
+    sleep 0.1
+  done
+  [ -s "$user_dir/$call.address" ] || { echo "$call: no call address in 60 s" >&2; exit 1; }
+done
+echo "$SECONDS s: the callees published their onions" >&2
 
-# The one-line use: the control socket, nothing else.
-"${as_user[@]}" "$donar_call" caller - --tor-control "$run_dir/control" \
-  --seconds 15 --wait-links 12 --setup-timeout 60 --json \
-  < "$address_file" > "$work/caller.json" 2> "$work/caller.log" &
-caller_pid=$!
-pids+=("$caller_pid")
-wait "$caller_pid"
-echo "$SECONDS s: the caller is done" >&2
-# The callee would send for 2 minutes: its report once told to stop.
-kill -TERM "$callee_pid"
-wait "$callee_pid" || true
-echo "$SECONDS s: the callee is done" >&2
-echo "caller: $(cat "$work/caller.json")" >&2
-echo "callee: $(cat "$work/callee.json")" >&2
-grep -F "dialing the callee" "$work/caller.log" >&2 || true
+# A SocksPort that is not a socket: said at the setup, so the option counts.
+expect_error "--tor-socks-path to a file" "cannot connect to tor's SocksPort $work/not-a-socket: not a socket" \
+  "${as_user[@]}" "$donar_call" caller - --tor-control "$run_dir/control" \
+  --tor-socks-path "$work/not-a-socket" --setup-timeout 60 < "$user_dir/asked.address"
 
-"$python" - "$work/caller.json" "$work/callee.json" <<'PY'
+caller_pids=()
+for call in asked given; do
+  socks=()
+  [ "$call" = given ] && socks=(--tor-socks-path "unix:$run_dir/socks")
+  "${as_user[@]}" "$donar_call" caller - --tor-control "$run_dir/control" "${socks[@]}" \
+    --seconds 15 --wait-links 12 --setup-timeout 60 --json \
+    < "$user_dir/$call.address" > "$work/$call-caller.json" 2> "$work/$call-caller.log" &
+  pids+=($!)
+  caller_pids+=($!)
+done
+for pid in "${caller_pids[@]}"; do wait "$pid"; done
+echo "$SECONDS s: the callers are done" >&2
+for pid in "${callee_pids[@]}"; do kill -TERM "$pid"; done
+for pid in "${callee_pids[@]}"; do wait "$pid" || true; done
+echo "$SECONDS s: the callees are done" >&2
+for f in asked-caller asked-callee given-caller given-callee; do
+  echo "$f: $(cat "$work/$f.json")" >&2
+done
+
+"$python" - "$work" <<'PY'
 import json, sys
-caller = json.load(open(sys.argv[1]))
-callee = json.load(open(sys.argv[2]))
 ok = True
-for name, r in (("caller", caller), ("callee", callee)):
-    if r["max_links_up"] != 12:
-        print("%s: at most %d links up, not 12" % (name, r["max_links_up"]), file=sys.stderr)
-        ok = False
-    # Each sends a frame every 40 ms once the 12 links are up, the caller
-    # for 15 s, the callee until it is stopped after the caller: most of
-    # 375 frames each way.
-    if r["frames_expected"] < 300 or r["frames_received"] < 0.95 * r["frames_expected"]:
-        print("%s: received %d of %d frames" % (name, r["frames_received"], r["frames_expected"]), file=sys.stderr)
-        ok = False
+for call in ("asked", "given"):
+    for end in ("caller", "callee"):
+        name = "%s %s" % (call, end)
+        r = json.load(open("%s/%s-%s.json" % (sys.argv[1], call, end)))
+        if r["max_links_up"] != 12:
+            print("%s: at most %d links up, not 12" % (name, r["max_links_up"]), file=sys.stderr)
+            ok = False
+        # Each sends a frame every 40 ms once the 12 links are up, the
+        # caller for 15 s, the callee until it is stopped after the caller:
+        # most of 375 frames each way.
+        if r["frames_expected"] < 300 or r["frames_received"] < 0.95 * r["frames_expected"]:
+            print("%s: received %d of %d frames" % (name, r["frames_received"], r["frames_expected"]), file=sys.stderr)
+            ok = False
 sys.exit(0 if ok else 1)
 PY
