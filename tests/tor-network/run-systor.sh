@@ -14,6 +14,8 @@
 #     unix:<dir>/socks from it, the other is given it (--tor-socks-path),
 #     and each dials its 12 links through that socket; a --tor-socks-path
 #     that is not a socket fails at the setup;
+#   - a call of the elements too: two pipelines/softphone.py (donarsink
+#     and donarsrc) with tor-control=<dir>/control;
 #   - every end must have had 12 links up and received most frames.
 # Everything started is stopped by PID, also on failure.
 #
@@ -145,12 +147,24 @@ for call in asked given; do
   callee_pids+=($!)
   logs+=("$call-callee.log" "$call-caller.log")
 done
-for call in asked given; do
+# And a call of the elements: two softphones (pipelines/softphone.py, a
+# donarsink and a donarsrc each) with tor-control=<dir>/control.
+softphone=$here/../../pipelines/softphone.py
+gst_env=(env HOME="$user_dir" GST_PLUGIN_PATH="$plugin_dir" GST_REGISTRY="$user_dir/registry.bin")
+softphone_args=(--tor-control "$run_dir/control" --seconds 8 --setup-timeout 60 --json)
+"${as_user[@]}" "${gst_env[@]}" /usr/bin/python3 "$softphone" callee --tone 440 \
+  --output "$user_dir/elements-callee.wav" --address-file "$user_dir/elements.address" \
+  "${softphone_args[@]}" > "$work/elements-callee.json" 2> "$work/elements-callee.log" &
+pids+=($!)
+softphone_pids=($!)
+logs+=(elements-callee.log elements-caller.log)
+for call in asked given elements; do
   for _ in $(seq 1 600); do
     [ -s "$user_dir/$call.address" ] && break
     sleep 0.1
   done
   [ -s "$user_dir/$call.address" ] || { echo "$call: no call address in 60 s" >&2; exit 1; }
+  echo "$SECONDS s: the $call callee published its onion" >&2
 done
 echo "$SECONDS s: the callees published their onions" >&2
 
@@ -169,12 +183,17 @@ for call in asked given; do
   pids+=($!)
   caller_pids+=($!)
 done
-for pid in "${caller_pids[@]}"; do wait "$pid"; done
-echo "$SECONDS s: the callers are done" >&2
+"${as_user[@]}" "${gst_env[@]}" /usr/bin/python3 "$softphone" caller "$(cat "$user_dir/elements.address")" \
+  --tone 660 --output "$user_dir/elements-caller.wav" "${softphone_args[@]}" \
+  > "$work/elements-caller.json" 2> "$work/elements-caller.log" &
+pids+=($!)
+softphone_pids+=($!)
+for pid in "${caller_pids[@]}" "${softphone_pids[@]}"; do wait "$pid"; done
+echo "$SECONDS s: the callers and the softphones are done" >&2
 for pid in "${callee_pids[@]}"; do kill -TERM "$pid"; done
 for pid in "${callee_pids[@]}"; do wait "$pid" || true; done
 echo "$SECONDS s: the callees are done" >&2
-for f in asked-caller asked-callee given-caller given-callee; do
+for f in asked-caller asked-callee given-caller given-callee elements-caller elements-callee; do
   echo "$f: $(cat "$work/$f.json")" >&2
 done
 
@@ -194,5 +213,13 @@ for call in ("asked", "given"):
         if r["frames_expected"] < 300 or r["frames_received"] < 0.95 * r["frames_expected"]:
             print("%s: received %d of %d frames" % (name, r["frames_received"], r["frames_expected"]), file=sys.stderr)
             ok = False
+# The softphones: 8 s of a call from each one's first audio, a frame every
+# 40 ms (opusenc frame-size=40): some 200 each way.
+for end in ("caller", "callee"):
+    r = json.loads(open("%s/elements-%s.json" % (sys.argv[1], end)).read().strip().splitlines()[-1])
+    links = [l for l in r["links"] if l["state"] == "up"]
+    if r["frames_received"] < 150 or len(r["links"]) != 12:
+        print("elements %s: received %d frames, %d links of 12 in the stats" % (end, r["frames_received"], len(r["links"])), file=sys.stderr)
+        ok = False
 sys.exit(0 if ok else 1)
 PY
