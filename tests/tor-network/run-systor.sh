@@ -217,7 +217,6 @@ for call in ("asked", "given"):
 # 40 ms (opusenc frame-size=40): some 200 each way.
 for end in ("caller", "callee"):
     r = json.loads(open("%s/elements-%s.json" % (sys.argv[1], end)).read().strip().splitlines()[-1])
-    links = [l for l in r["links"] if l["state"] == "up"]
     if r["frames_received"] < 150 or len(r["links"]) != 12:
         print("elements %s: received %d frames, %d links of 12 in the stats" % (end, r["frames_received"], len(r["links"])), file=sys.stderr)
         ok = False
