@@ -81,6 +81,16 @@ copy_settings (DonarLinkEngineSettings * to,
   to->socks_path = g_strdup (from->socks_path);
 }
 
+/* A SocksPort on a Unix socket alone, whose path a sockaddr_un takes
+ * whole. */
+static gboolean
+socks_path_fits (const DonarLinkEngineSettings * s)
+{
+  return s->socks_port == 0 && s->socks_path[0] == '/' &&
+      strlen (s->socks_path) < sizeof (struct sockaddr_un) -
+      G_STRUCT_OFFSET (struct sockaddr_un, sun_path);
+}
+
 static gboolean
 check_settings (const DonarLinkEngineSettings * s, GError ** error)
 {
@@ -102,10 +112,8 @@ check_settings (const DonarLinkEngineSettings * s, GError ** error)
       g_strcmp0 (s->socks_host, "127.0.0.1") != 0)
     problem = "Tor's SocksPort must be on 127.0.0.1";
   else if (s->role == DONAR_ROLE_CALLER && s->socks_path != NULL &&
-      (s->socks_port != 0 || s->socks_path[0] != '/' ||
-          strlen (s->socks_path) >= sizeof (struct sockaddr_un) -
-          G_STRUCT_OFFSET (struct sockaddr_un, sun_path)))
-      problem = "Tor's SocksPort is a port or a Unix socket, not both, and a "
+      !socks_path_fits (s))
+    problem = "Tor's SocksPort is a port or a Unix socket, not both, and a "
         "socket's path is absolute and fits a socket address";
   else if (s->link_queue_bytes < DONAR_CELL_PAYLOAD)
     problem = "link-queue-bytes must hold at least one record";
