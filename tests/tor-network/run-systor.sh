@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The `tor-systor` test: a call through a tor set up as Debian's tor
+# The `tor-systor` test: calls through a tor set up as Debian's tor
 # service is (/usr/share/tor/tor-service-defaults-torrc), that is with
 # Unix sockets only: a ControlSocket with cookie authentication and a
 # SocksPort unix:/path, in a directory of the group debian-tor, and no
@@ -67,9 +67,13 @@ expect_error "a file that is not a socket" "not a socket" \
 # User debian-tor), and we can be a user outside, then inside, its group.
 as_user=()
 tor_user=()
+softphone=$here/../../pipelines/softphone.py
 group_gid=$(getent group debian-tor | cut -d: -f3 || true)
+# (nobody must also be able to run the build and read the tree.)
 if [ "$(id -u)" = 0 ] && [ -n "$group_gid" ] && getent passwd debian-tor > /dev/null \
-    && command -v setpriv > /dev/null; then
+    && command -v setpriv > /dev/null \
+    && setpriv --reuid=65534 --regid=65534 --clear-groups "$donar_call" --help > /dev/null 2>&1 \
+    && setpriv --reuid=65534 --regid=65534 --clear-groups test -r "$softphone"; then
   tor_user=(debian-tor)
   as_user=(setpriv --reuid=65534 --regid=65534 "--groups=$group_gid")
   outsider=(setpriv --reuid=65534 --regid=65534 --clear-groups)
@@ -125,10 +129,12 @@ if [ ${#as_user[@]} -gt 0 ]; then
   expect_error "outside the group debian-tor" "sudo adduser \$USER debian-tor" \
     "${outsider[@]}" "$donar_call" callee --quiet --tor-control "$run_dir/control"
   # The elements say it too (gst-launch-1.0 prints it as the error's debug
-  # text).
+  # text).  gst-launch-1.0 does not always exit after an error from the
+  # call's setup thread (1 or 2 runs in 8, also with tor-control=9, a port
+  # where nothing listens): timeout ends it then.
   expect_error "donarsrc outside the group debian-tor" "sudo adduser \$USER debian-tor" \
     "${outsider[@]}" env HOME="$work/nobody" GST_PLUGIN_PATH="$plugin_dir" \
-    GST_REGISTRY="$work/nobody/registry.bin" timeout 30 \
+    GST_REGISTRY="$work/nobody/registry.bin" timeout 5 \
     gst-launch-1.0 donarsrc tor-control="$run_dir/control" ! fakesink
 fi
 
@@ -149,7 +155,6 @@ for call in asked given; do
 done
 # And a call of the elements: two softphones (pipelines/softphone.py, a
 # donarsink and a donarsrc each) with tor-control=<dir>/control.
-softphone=$here/../../pipelines/softphone.py
 gst_env=(env HOME="$user_dir" GST_PLUGIN_PATH="$plugin_dir" GST_REGISTRY="$user_dir/registry.bin")
 softphone_args=(--tor-control "$run_dir/control" --seconds 8 --setup-timeout 60 --json)
 "${as_user[@]}" "${gst_env[@]}" /usr/bin/python3 "$softphone" callee --tone 440 \
