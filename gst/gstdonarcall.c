@@ -7,6 +7,7 @@
 #endif
 
 #include "gstdonarcall.h"
+#include "donar-call-tor-control.h"
 
 #include "donar-call-address.h"
 #include "donar-secret.h"
@@ -47,6 +48,9 @@ struct _GstDonarCall
   /* What options->key_file and client_auth_dir point to. */
   gchar *key_file;
   gchar *client_auth_dir;
+  /* Tor's Unix sockets, for options. */
+  gchar *tor_control_path;
+  gchar *tor_socks_path;
   guint n_links;
   /* Under lock, from the engine's events; also read atomically by the
    * streaming threads. */
@@ -137,14 +141,22 @@ gst_donar_call_install_properties (GObjectClass * klass, guint first)
   g_object_class_install_property (klass,
       first + GST_DONAR_CALL_PROP_TOR_CONTROL,
       g_param_spec_string ("tor-control", "Tor control",
-          "The ControlPort of a running tor on 127.0.0.1 (a port number); "
-          "empty: launch a tor of our own; \"direct\": no Tor, the callee "
-          "on 127.0.0.1 (tests)", NULL, flags));
+          "A running tor: its ControlPort on 127.0.0.1 (a port number), or "
+          "its ControlSocket (an absolute path or unix:/path; Debian's tor "
+          "service: /run/tor/control, for the group debian-tor); empty: "
+          "launch a tor of our own; \"direct\": no Tor, the callee on "
+          "127.0.0.1 (tests)", NULL, flags));
   g_object_class_install_property (klass,
       first + GST_DONAR_CALL_PROP_TOR_SOCKS,
       g_param_spec_uint ("tor-socks", "Tor SocksPort",
           "The caller's tor SocksPort; 0: ask the control port", 0, 65535, 0,
           flags));
+  g_object_class_install_property (klass,
+      first + GST_DONAR_CALL_PROP_TOR_SOCKS_PATH,
+      g_param_spec_string ("tor-socks-path", "Tor SocksPort socket",
+          "The caller's tor SocksPort on a Unix socket (an absolute path or "
+          "unix:/path, e.g. /run/tor/socks), in place of tor-socks; empty: "
+          "ask the control port", NULL, flags));
   g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_LINKS,
       g_param_spec_uint ("links", "Links",
           "Onion links of the call (nLINKS)", 1, DONAR_MAX_LINKS,
@@ -247,6 +259,7 @@ gst_donar_call_client_init (GstDonarCallClient * client, GstElement * element)
   s->address_file = g_strdup ("");
   s->key_file = g_strdup ("");
   s->client_auth_dir = g_strdup ("");
+  s->tor_socks_path = g_strdup ("");
   s->links = DEFAULT_LINKS;
   s->n1st = DEFAULT_N1ST;
   s->n2nd = DEFAULT_N2ND;
@@ -270,6 +283,7 @@ gst_donar_call_client_clear (GstDonarCallClient * client)
   g_free (client->settings.address_file);
   g_free (client->settings.key_file);
   g_free (client->settings.client_auth_dir);
+  g_free (client->settings.tor_socks_path);
   g_free (client->address_file);
   gst_structure_free (client->counters);
   g_mutex_clear (&client->stats_lock);
@@ -362,6 +376,9 @@ gst_donar_call_client_set_property (GstDonarCallClient * client,
     case GST_DONAR_CALL_PROP_CLIENT_AUTH_DIR:
       set_string (&s->client_auth_dir, value);
       break;
+    case GST_DONAR_CALL_PROP_TOR_SOCKS_PATH:
+      set_string (&s->tor_socks_path, value);
+      break;
     default:
       GST_OBJECT_UNLOCK (client->element);
       return FALSE;
@@ -438,6 +455,9 @@ gst_donar_call_client_get_property (GstDonarCallClient * client,
       break;
     case GST_DONAR_CALL_PROP_CLIENT_AUTH_DIR:
       g_value_set_string (value, s->client_auth_dir);
+      break;
+    case GST_DONAR_CALL_PROP_TOR_SOCKS_PATH:
+      g_value_set_string (value, s->tor_socks_path);
       break;
     default:
       GST_OBJECT_UNLOCK (client->element);
@@ -701,8 +721,6 @@ fill_options (GstDonarCall * call, const GstDonarCallSettings * s,
 {
   DonarCallOptions *o = &call->options;
   gboolean callee = s->callee || s->address[0] == '\0';
-  gchar *end = NULL;
-  guint64 port;
 
   donar_call_options_init (o, callee ? DONAR_ROLE_CALLEE : DONAR_ROLE_CALLER);
   o->on_tor_lost = on_tor_lost;
@@ -721,18 +739,11 @@ fill_options (GstDonarCall * call, const GstDonarCallSettings * s,
     call->address = g_strdup (s->address);
     o->address = call->address;
   }
-  if (g_strcmp0 (s->tor_control, "direct") == 0) {
-    o->transport = DONAR_CALL_TRANSPORT_DIRECT;
-  } else if (s->tor_control[0] != '\0') {
-    port = g_ascii_strtoull (s->tor_control, &end, 10);
-    if (*end != '\0' || port < 1 || port > 65535) {
-      g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
-          "tor-control: a port number, \"direct\" or empty, not \"%s\"",
-          s->tor_control);
-      return FALSE;
-    }
-    o->tor_control_port = (guint16) port;
-  }
+  if (!donar_call_parse_tor_control (o, "tor-control", s->tor_control,
+          &call->tor_control_path, error)
+      || !donar_call_parse_tor_socks_path (o, "tor-socks-path",
+          s->tor_socks_path, &call->tor_socks_path, error))
+    return FALSE;
   o->tor_socks_port = (guint16) s->tor_socks;
   o->security = s->security;
   o->client_auth = s->client_auth;
@@ -773,6 +784,8 @@ call_free (GstDonarCall * call)
   donar_secret_free (call->address);
   g_free (call->key_file);
   g_free (call->client_auth_dir);
+  g_free (call->tor_control_path);
+  g_free (call->tor_socks_path);
   g_free (call->name);
   g_mutex_clear (&call->lock);
   g_free (call);

@@ -40,6 +40,7 @@ typedef struct
   guint peer_timeout;           /* s */
   gchar *key_file;              /* callee, a lasting address; "": none */
   gchar *client_auth_dir;       /* callee, its contacts; "": none */
+  gchar *tor_socks_path;        /* caller; "": none */
 } GstDonarCallSettings;
 
 typedef struct _GstDonarCall GstDonarCall;
@@ -95,6 +96,7 @@ enum
   GST_DONAR_CALL_PROP_PEER_TIMEOUT,
   GST_DONAR_CALL_PROP_KEY_FILE,
   GST_DONAR_CALL_PROP_CLIENT_AUTH_DIR,
+  GST_DONAR_CALL_PROP_TOR_SOCKS_PATH,
   GST_DONAR_CALL_N_PROPS,
 };
 

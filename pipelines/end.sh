@@ -6,7 +6,9 @@ usage() {
   cat <<USAGE
 Usage: $0 $USAGE_ARGS[options]
   --build DIR        the build directory with gst/libgstdonar.so (default: build)
-  --tor-control PORT ControlPort of a running tor (or donar-torsim);
+  --tor-control PORT|PATH
+                     ControlPort, or ControlSocket (e.g. /run/tor/control), of
+                     a running tor (or donar-torsim);
                      default: the elements launch a tor of their own
   --input FILE.wav   send this file (default: the microphone, autoaudiosrc)
   --tone             send a 440 Hz tone (audiotestsrc) instead
@@ -24,7 +26,7 @@ positional=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=${2:?--build needs a directory}; shift ;;
-    --tor-control) tor_control=${2:?--tor-control needs a port}; shift ;;
+    --tor-control) tor_control=${2:?--tor-control needs a port or a socket}; shift ;;
     --input) input=${2:?--input needs a file}; shift ;;
     --tone) tone=1 ;;
     --output) output=${2:?--output needs a file}; shift ;;

@@ -15,7 +15,9 @@ Usage: $0 (--callee | ADDRESS) [options]
   --caps CAPS        the caps of the softphone's RTP (default: Opus, payload 96:
                      $default_caps)
   --build DIR        the build directory with gst/libgstdonar.so (default: build)
-  --tor-control PORT ControlPort of a running tor (or donar-torsim);
+  --tor-control PORT|PATH
+                     ControlPort, or ControlSocket (e.g. /run/tor/control), of
+                     a running tor (or donar-torsim);
                      default: the elements launch a tor of their own
   --policy NAME      simple, torfone, alternate, double-send, adaptive (default)
 The softphone's RTP packets must fit a DONAR frame (402 bytes with the default policy and links): Opus or
@@ -36,7 +38,7 @@ while [ $# -gt 0 ]; do
     --send) send=${2:?--send needs a port}; shift ;;
     --caps) caps=${2:?--caps needs caps}; shift ;;
     --build) build=${2:?--build needs a directory}; shift ;;
-    --tor-control) tor_control=${2:?--tor-control needs a port}; shift ;;
+    --tor-control) tor_control=${2:?--tor-control needs a port or a socket}; shift ;;
     --policy) policy=${2:?--policy needs a name}; shift ;;
     -h|--help) usage 0 ;;
     donar://*) role=("address=\"$1\"") ;;  # quoted: else taken for a URI

@@ -50,7 +50,8 @@ def parse_args(argv):
     p.add_argument("role", choices=["callee", "caller"])
     p.add_argument("address", nargs="?", help="caller: the callee's donar:// address")
     p.add_argument("--tor-control", default="",
-                   help="a running tor's (or donar-torsim's) ControlPort, or 'direct' "
+                   help="a running tor's (or donar-torsim's) ControlPort, its ControlSocket "
+                        "(/run/tor/control: Debian's tor service), or 'direct' "
                         "(no Tor, 127.0.0.1); default: the elements launch a tor")
     p.add_argument("--policy", default="adaptive",
                    help="simple, torfone, alternate, double-send or adaptive "

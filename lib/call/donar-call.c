@@ -4,6 +4,7 @@
 #include "donar-call-paths.h"
 #include "donar-client-auth.h"
 #include "donar-secret.h"
+#include "donar-tor-unix.h"
 
 #include <string.h>
 #include <sys/random.h>
@@ -92,14 +93,18 @@ open_tor (DonarCall * call, const DonarCallOptions * options,
 {
   gint64 deadline = donar_tor_control_deadline (options->setup_timeout_ms);
 
-  if (options->tor_control_port) {
+  if (options->tor_control_port || options->tor_control_path) {
     DonarTorControlAuthOptions auth = { 0, options->tor_cookie_file,
       options->tor_password
     };
 
     report (progress, user_data, "connecting to tor's control port", -1);
-    call->control = donar_tor_control_connect (NULL,
-        options->tor_control_port, deadline, cancellable, error);
+    if (options->tor_control_path)
+      call->control = donar_tor_control_connect_unix
+          (options->tor_control_path, deadline, cancellable, error);
+    else
+      call->control = donar_tor_control_connect (NULL,
+          options->tor_control_port, deadline, cancellable, error);
     if (call->control == NULL ||
         !donar_tor_control_authenticate (call->control, &auth, deadline,
             cancellable, error))
@@ -319,17 +324,87 @@ caller_address (const DonarCallOptions * options, DonarCallAddress * address,
   return parse_caller_address (options, address, error);
 }
 
+/* A Unix socket path that a socket address takes, or an error. */
+static gboolean
+check_socket_path (const gchar * what, const gchar * path, GError ** error)
+{
+  if (path == NULL || (path[0] == '/'
+          && strlen (path) <= DONAR_TOR_UNIX_PATH_MAX))
+    return TRUE;
+  g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
+      "%s: \"%s\" is not an absolute path of at most %d bytes", what, path,
+      DONAR_TOR_UNIX_PATH_MAX);
+  return FALSE;
+}
+
+/* Where tor is: a port or a socket, not both. */
+static gboolean
+check_tor_options (const DonarCallOptions * options, GError ** error)
+{
+  const gchar *both = NULL;
+
+  if (options->tor_control_port && options->tor_control_path)
+    both = "tor's control port and control socket";
+  else if (options->tor_socks_port && options->tor_socks_path)
+    both = "tor's SocksPort as a port and as a Unix socket";
+  if (both) {
+    g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
+        "%s are both given: choose one", both);
+    return FALSE;
+  }
+  return check_socket_path ("tor's control socket", options->tor_control_path,
+      error) && check_socket_path ("tor's SocksPort",
+      options->tor_socks_path, error);
+}
+
 gboolean
 donar_call_options_check (const DonarCallOptions * options, GError ** error)
 {
   DonarCallAddress address = { 0 };
   gboolean ok;
 
+  if (!check_tor_options (options, error))
+    return FALSE;
   if (options->role != DONAR_ROLE_CALLER)
     return donar_call_lasting_check (options, error);
   ok = caller_address (options, &address, error);
   donar_call_address_clear (&address);
   return ok;
+}
+
+/* Tor's SocksPort for the caller's links: the one given, our own tor's,
+ * or the one the control port names, a port or a Unix socket.  A socket
+ * is tried at once, so that a wrong path or a missing group is said now
+ * rather than by every link. */
+static gboolean
+find_socks (DonarCall * call, const DonarCallOptions * options,
+    DonarLinkEngineSettings * settings, GCancellable * cancellable,
+    GError ** error)
+{
+  gint64 deadline = donar_tor_control_deadline (options->setup_timeout_ms);
+  g_autoptr (GSocket) probe = NULL;
+
+  settings->socks_port = options->tor_socks_port;
+  g_free (settings->socks_path);
+  settings->socks_path = g_strdup (options->tor_socks_path);
+  if (settings->socks_port == 0 && settings->socks_path == NULL
+      && call->launcher)
+    settings->socks_port = donar_tor_launcher_get_socks_port (call->launcher);
+  if (settings->socks_port == 0 && settings->socks_path == NULL
+      && !donar_tor_control_get_socks_listener (call->control,
+          &settings->socks_port, &settings->socks_path, deadline, cancellable,
+          error))
+    return FALSE;
+  if (settings->socks_port == 0 && settings->socks_path == NULL) {
+    g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
+        "tor has no SocksPort to dial the callee through");
+    return FALSE;
+  }
+  if (settings->socks_path == NULL)
+    return TRUE;
+  probe = donar_tor_unix_connect (settings->socks_path, "tor's SocksPort",
+      deadline, cancellable, error);
+  return probe != NULL;
 }
 
 /* address: from parse_caller_address. */
@@ -352,21 +427,8 @@ prepare_caller (DonarCall * call, const DonarCallOptions * options,
   settings->socks_port = 0;
   call->address = g_strdup (options->address);
 
-  if (!direct) {
-    settings->socks_port = options->tor_socks_port;
-    if (settings->socks_port == 0 && call->launcher)
-      settings->socks_port = donar_tor_launcher_get_socks_port (call->launcher);
-    if (settings->socks_port == 0 && !donar_tor_control_get_socks_port
-        (call->control, &settings->socks_port,
-            donar_tor_control_deadline (options->setup_timeout_ms),
-            cancellable, error))
-      return FALSE;
-    if (settings->socks_port == 0) {
-      g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
-          "tor has no SocksPort to dial the callee through");
-      return FALSE;
-    }
-  }
+  if (!direct && !find_socks (call, options, settings, cancellable, error))
+    return FALSE;
   report (progress, user_data, "dialing the callee", -1);
   return TRUE;
 }
@@ -482,7 +544,8 @@ donar_call_start (const DonarCallOptions * options,
   settings.peer_host = g_strdup (options->engine.peer_host);
   settings.socks_host = g_strdup ("127.0.0.1");
 
-  if (options->role == DONAR_ROLE_CALLER) {
+  ok = check_tor_options (options, error);
+  if (ok && options->role == DONAR_ROLE_CALLER) {
     /* A bad address is said at once, not after tor's bootstrap. */
     ok = caller_address (options, &address, error);
   } else {

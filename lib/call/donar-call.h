@@ -57,10 +57,17 @@ typedef struct
   const gchar *address;
   /* A running tor's control port on 127.0.0.1; 0: launch our own. */
   guint16 tor_control_port;
+  /* Or its ControlSocket, a Unix socket path (Debian's tor service:
+   * /run/tor/control, for the group debian-tor); NULL: none. */
+  const gchar *tor_control_path;
   const gchar *tor_cookie_file; /* NULL: the one tor names */
   const gchar *tor_password;
   /* Caller: tor's SocksPort; 0: ask the control port, or our own tor. */
   guint16 tor_socks_port;
+  /* Caller: or its SocksPort on a Unix socket (SocksPort unix:/path);
+   * NULL: none.  Asked, tor gives it when it has no SocksPort on
+   * 127.0.0.1. */
+  const gchar *tor_socks_path;
   /* For a tor we launch. */
   DonarTorSecurity security;
   guint num_entry_guards;
@@ -123,7 +130,8 @@ const gchar *donar_call_get_address (DonarCall * call);
 gboolean donar_call_write_address_file (const gchar * path,
     const gchar * address, GError ** error);
 DonarLinkEngine *donar_call_get_engine (DonarCall * call);
-/* The tor the call uses (launched or given); 0 when direct. */
+/* The control port of the tor the call uses (launched or given); 0 when
+ * direct, or through a control socket. */
 guint16 donar_call_get_tor_control_port (DonarCall * call);
 /* FALSE, with the error given to on_tor_lost, once tor's control
  * connection has closed; TRUE before, and for a direct call.  Any

@@ -1,11 +1,13 @@
-/* The caller's side of a link: TCP to Tor's SocksPort, SOCKS5 with a
- * username of its own, CONNECT to the onion by name; and dialing again,
- * with backoff, when that fails or the link breaks. */
+/* The caller's side of a link: TCP (or a Unix socket) to Tor's
+ * SocksPort, SOCKS5 with a username of its own, CONNECT to the onion by
+ * name; and dialing again, with backoff, when that fails or the link
+ * breaks. */
 #include "donar-link-engine-private.h"
 
 #include "donar-backoff.h"
 
 #include <string.h>
+#include <sys/un.h>
 
 static void
 on_timer (evutil_socket_t fd, short what, gpointer user_data)
@@ -55,20 +57,47 @@ donar_link_schedule_dial (DonarLink * link, gint64 now, gboolean not_listening)
   arm_timer (link, delay);
 }
 
+gboolean
+donar_link_engine_uses_socks (const DonarLinkEngineSettings * s)
+{
+  return s->socks_port != 0 || s->socks_path != NULL;
+}
+
+/* Where a dial goes: Tor's SocksPort on 127.0.0.1 or on a Unix socket
+ * (check_settings made sure the path fits), or the direct callee. */
+static void
+dial_address (const DonarLinkEngineSettings * s,
+    struct sockaddr_storage *address, int *address_length, gchar ** target)
+{
+  memset (address, 0, sizeof *address);
+  if (s->socks_path != NULL) {
+    struct sockaddr_un *un = (struct sockaddr_un *) address;
+
+    un->sun_family = AF_UNIX;
+    g_strlcpy (un->sun_path, s->socks_path, sizeof un->sun_path);
+    *address_length = sizeof *un;
+    *target = g_strdup (s->socks_path);
+    return;
+  }
+  *target = g_strdup_printf ("127.0.0.1:%u",
+      s->socks_port ? s->socks_port : s->peer_port);
+  *address_length = sizeof *address;
+  evutil_parse_sockaddr_port (*target, (struct sockaddr *) address,
+      address_length);
+}
+
 void
 donar_link_dial (DonarLink * link)
 {
   DonarLinkEngine *engine = link->engine;
   const DonarLinkEngineSettings *s = &engine->settings;
-  g_autofree gchar *target = g_strdup_printf ("127.0.0.1:%u",
-      s->socks_port ? s->socks_port : s->peer_port);
+  g_autofree gchar *target = NULL;
   struct sockaddr_storage address;
-  int address_length = sizeof address;
+  int address_length;
 
   link->dials++;
   link->state = DONAR_LINK_CONNECTING;
-  evutil_parse_sockaddr_port (target, (struct sockaddr *) &address,
-      &address_length);
+  dial_address (s, &address, &address_length, &target);
   link->bev = bufferevent_socket_new (engine->base, -1, BEV_OPT_CLOSE_ON_FREE);
   donar_link_setcb (link);
   bufferevent_enable (link->bev, EV_READ | EV_WRITE);

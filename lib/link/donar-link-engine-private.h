@@ -167,6 +167,9 @@ void donar_link_setcb (DonarLink * link);
 
 /* donar-link-dial.c: the caller's side */
 void donar_link_dial (DonarLink * link);
+/* Whether a caller dials through Tor's SocksPort, a port or a Unix
+ * socket, rather than straight to the callee. */
+gboolean donar_link_engine_uses_socks (const DonarLinkEngineSettings * s);
 /* not_listening: the TCP connection to 127.0.0.1 failed, so nothing
  * listened there (tor restarting, or the direct callee gone). */
 void donar_link_schedule_dial (DonarLink * link, gint64 now,

@@ -4,6 +4,7 @@
 
 #include <event2/thread.h>
 #include <string.h>
+#include <sys/un.h>
 
 GQuark
 donar_link_engine_error_quark (void)
@@ -67,6 +68,7 @@ donar_link_engine_settings_clear (DonarLinkEngineSettings * settings)
 {
   g_clear_pointer (&settings->peer_host, g_free);
   g_clear_pointer (&settings->socks_host, g_free);
+  g_clear_pointer (&settings->socks_path, g_free);
   explicit_bzero (settings->secret, sizeof settings->secret);
   settings->secret_length = 0;
 }
@@ -78,6 +80,17 @@ copy_settings (DonarLinkEngineSettings * to,
   *to = *from;
   to->peer_host = g_strdup (from->peer_host);
   to->socks_host = g_strdup (from->socks_host);
+  to->socks_path = g_strdup (from->socks_path);
+}
+
+/* A SocksPort on a Unix socket alone, whose path a sockaddr_un takes
+ * whole. */
+static gboolean
+socks_path_fits (const DonarLinkEngineSettings * s)
+{
+  return s->socks_port == 0 && s->socks_path[0] == '/' &&
+      strlen (s->socks_path) < sizeof (struct sockaddr_un) -
+      G_STRUCT_OFFSET (struct sockaddr_un, sun_path);
 }
 
 static gboolean
@@ -93,13 +106,17 @@ check_settings (const DonarLinkEngineSettings * s, GError ** error)
   else if (s->role == DONAR_ROLE_CALLER && (s->peer_host == NULL ||
           s->peer_port == 0))
     problem = "a caller needs the peer's host and port";
-  else if (s->role == DONAR_ROLE_CALLER && s->socks_port == 0 &&
-      strcmp (s->peer_host, "127.0.0.1") != 0)
+  else if (s->role == DONAR_ROLE_CALLER && !donar_link_engine_uses_socks (s)
+      && strcmp (s->peer_host, "127.0.0.1") != 0)
     problem = "without a SocksPort the peer must be on 127.0.0.1 "
         "(an onion is reached only through Tor)";
   else if (s->role == DONAR_ROLE_CALLER && s->socks_port != 0 &&
       g_strcmp0 (s->socks_host, "127.0.0.1") != 0)
     problem = "Tor's SocksPort must be on 127.0.0.1";
+  else if (s->role == DONAR_ROLE_CALLER && s->socks_path != NULL &&
+      !socks_path_fits (s))
+    problem = "Tor's SocksPort is a port or a Unix socket, not both, and a "
+        "socket's path is absolute and fits a socket address";
   else if (s->link_queue_bytes < DONAR_CELL_PAYLOAD)
     problem = "link-queue-bytes must hold at least one record";
   else if (s->stall_timeout_us <= 0 || s->connect_timeout_us <= 0 ||

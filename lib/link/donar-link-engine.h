@@ -47,6 +47,9 @@ typedef struct
   guint16 peer_port;
   gchar *socks_host;
   guint16 socks_port;
+  /* Caller: or Tor's SocksPort on a Unix socket (SocksPort unix:/path),
+   * in place of socks_port; NULL: none. */
+  gchar *socks_path;
 
   /* Callee: the loopback port the onion service forwards to (0: any). */
   guint16 listen_port;

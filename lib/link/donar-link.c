@@ -314,7 +314,7 @@ on_link_event (struct bufferevent *bev, short what, gpointer user_data)
     /* A late event of a connection already replaced. */
   } else if (what & BEV_EVENT_CONNECTED) {
     donar_link_tune_socket (bev);
-    if (link->engine->settings.socks_port == 0) {
+    if (!donar_link_engine_uses_socks (&link->engine->settings)) {
       donar_link_open (link, now);
     } else {
       guint8 greeting[DONAR_SOCKS_GREETING_LENGTH];

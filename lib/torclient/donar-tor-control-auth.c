@@ -1,6 +1,7 @@
 /* Authentication: PROTOCOLINFO, then NULL, SAFECOOKIE, COOKIE or
  * HASHEDPASSWORD, the best that tor offers and the caller allows. */
 #include "donar-tor-control-private.h"
+#include "donar-tor-unix.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,11 +47,17 @@ read_cookie (const gchar * path, guint8 * cookie, GError ** error)
   if (fd < 0 || fstat (fd, &status) != 0 || !S_ISREG (status.st_mode)) {
     int saved = fd < 0 ? errno : EINVAL;
 
+    g_autofree gchar *hint = NULL;
+
     if (fd >= 0)
       close (fd);
+    /* Debian's tor gives its cookie to the group debian-tor. */
+    if (saved == EACCES)
+      hint = donar_tor_unix_group_hint (path);
     g_set_error (error, DONAR_TOR_CONTROL_ERROR, DONAR_TOR_CONTROL_ERROR_AUTH,
-        "cannot read tor's cookie file %s: %s", path,
-        saved == EINVAL ? "not a regular file" : g_strerror (saved));
+        "cannot read tor's cookie file %s: %s%s%s", path,
+        saved == EINVAL ? "not a regular file" : g_strerror (saved),
+        hint ? ": " : "", hint ? hint : "");
     return FALSE;
   }
   while (length < sizeof bytes) {

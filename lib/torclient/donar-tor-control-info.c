@@ -1,6 +1,7 @@
 /* GETINFO, SETCONF and SETEVENTS, and what DONAR reads through GETINFO:
  * the bootstrap phase, the circuits and the SOCKS listener. */
 #include "donar-tor-control-private.h"
+#include "donar-tor-unix.h"
 
 #include <string.h>
 
@@ -168,13 +169,15 @@ loopback_port (const gchar * listener)
 }
 
 gboolean
-donar_tor_control_get_socks_port (DonarTorControl * self, guint16 * port,
-    gint64 deadline, GCancellable * cancellable, GError ** error)
+donar_tor_control_get_socks_listener (DonarTorControl * self,
+    guint16 * port, gchar ** path, gint64 deadline,
+    GCancellable * cancellable, GError ** error)
 {
   g_autofree gchar *value = NULL;
   const gchar *p;
 
   *port = 0;
+  *path = NULL;
   value = donar_tor_control_getinfo (self, "net/listeners/socks", deadline,
       cancellable, error);
   if (value == NULL)
@@ -192,10 +195,28 @@ donar_tor_control_get_socks_port (DonarTorControl * self, guint16 * port,
         != DONAR_TORCTL_OK) {
       donar_tor_control_set_codec_error (error, DONAR_TORCTL_ERROR_MALFORMED,
           "GETINFO net/listeners/socks");
+      g_clear_pointer (path, g_free);
       return FALSE;
     }
     p += consumed;
     *port = loopback_port (listener);
+    /* A SocksPort unix:/path, as tor reports it; one that a socket
+     * address cannot take is skipped like a listener off loopback. */
+    if (*path == NULL && g_str_has_prefix (listener, "unix:"))
+      *path = donar_tor_unix_path_parse (listener, "tor's SocksPort", NULL);
   }
+  /* A port when there is one: what a tor of both gave before. */
+  if (*port != 0)
+    g_clear_pointer (path, g_free);
   return TRUE;
+}
+
+gboolean
+donar_tor_control_get_socks_port (DonarTorControl * self, guint16 * port,
+    gint64 deadline, GCancellable * cancellable, GError ** error)
+{
+  g_autofree gchar *path = NULL;
+
+  return donar_tor_control_get_socks_listener (self, port, &path, deadline,
+      cancellable, error);
 }

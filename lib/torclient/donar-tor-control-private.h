@@ -46,6 +46,11 @@ struct _DonarTorControl
   GHashTable *uploads;
 };
 
+/* A non-blocking stream socket of address's family, connected to it
+ * within the deadline: else NULL with GIO's error, or TIMEOUT. */
+GSocket *donar_tor_control_socket_connect (GSocketAddress * address,
+    gint64 deadline, GCancellable * cancellable, GError ** error);
+
 /* Fails with the sticky failure, if any, or on a misuse from inside the
  * event handler. */
 gboolean donar_tor_control_check_usable (DonarTorControl * control,

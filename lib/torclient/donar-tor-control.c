@@ -1,6 +1,7 @@
 /* The connection: connect, send, read replies with deadlines, hand events
  * over, and keep commands and replies in step. */
 #include "donar-tor-control-private.h"
+#include "donar-tor-unix.h"
 
 #include <string.h>
 
@@ -85,6 +86,45 @@ donar_tor_control_check_usable (DonarTorControl * self, GError ** error)
   return TRUE;
 }
 
+GSocket *
+donar_tor_control_socket_connect (GSocketAddress * address, gint64 deadline,
+    GCancellable * cancellable, GError ** error)
+{
+  g_autoptr (GSocket) socket = NULL;
+  GError *local = NULL;
+
+  socket = g_socket_new (g_socket_address_get_family (address),
+      G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, &local);
+  if (socket != NULL) {
+    g_socket_set_blocking (socket, FALSE);
+    if (!g_socket_connect (socket, address, cancellable, &local)
+        && g_error_matches (local, G_IO_ERROR, G_IO_ERROR_PENDING)) {
+      g_clear_error (&local);
+      if (wait_socket (socket, G_IO_OUT, deadline, cancellable, &local))
+        g_socket_check_connect_result (socket, &local);
+    }
+  }
+  if (local != NULL) {
+    g_propagate_error (error, local);
+    return NULL;
+  }
+  return g_steal_pointer (&socket);
+}
+
+/* Takes socket, connected. */
+static DonarTorControl *
+control_new (GSocket * socket)
+{
+  DonarTorControl *self = g_new0 (DonarTorControl, 1);
+
+  self->socket = socket;
+  self->reader = donar_torctl_reader_new ();
+  self->user_events = g_ptr_array_new_with_free_func (g_free);
+  self->uploads = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      donar_tor_onion_upload_free);
+  return self;
+}
+
 DonarTorControl *
 donar_tor_control_connect (const gchar * host, guint16 port, gint64 deadline,
     GCancellable * cancellable, GError ** error)
@@ -93,7 +133,6 @@ donar_tor_control_connect (const gchar * host, guint16 port, gint64 deadline,
   g_autoptr (GSocketAddress) socket_address = NULL;
   g_autoptr (GSocket) socket = NULL;
   GError *local = NULL;
-  DonarTorControl *self;
 
   if (host == NULL)
     host = "127.0.0.1";
@@ -106,17 +145,8 @@ donar_tor_control_connect (const gchar * host, guint16 port, gint64 deadline,
     return NULL;
   }
   socket_address = g_inet_socket_address_new (address, port);
-  socket = g_socket_new (g_inet_address_get_family (address),
-      G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &local);
-  if (socket != NULL) {
-    g_socket_set_blocking (socket, FALSE);
-    if (!g_socket_connect (socket, socket_address, cancellable, &local)
-        && g_error_matches (local, G_IO_ERROR, G_IO_ERROR_PENDING)) {
-      g_clear_error (&local);
-      if (wait_socket (socket, G_IO_OUT, deadline, cancellable, &local))
-        g_socket_check_connect_result (socket, &local);
-    }
-  }
+  socket = donar_tor_control_socket_connect (socket_address, deadline,
+      cancellable, &local);
   if (local != NULL) {
     if (local->domain == G_IO_ERROR && local->code == G_IO_ERROR_CANCELLED)
       g_propagate_error (error, local);
@@ -130,14 +160,17 @@ donar_tor_control_connect (const gchar * host, guint16 port, gint64 deadline,
     }
     return NULL;
   }
+  return control_new (g_steal_pointer (&socket));
+}
 
-  self = g_new0 (DonarTorControl, 1);
-  self->socket = g_steal_pointer (&socket);
-  self->reader = donar_torctl_reader_new ();
-  self->user_events = g_ptr_array_new_with_free_func (g_free);
-  self->uploads = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-      donar_tor_onion_upload_free);
-  return self;
+DonarTorControl *
+donar_tor_control_connect_unix (const gchar * path, gint64 deadline,
+    GCancellable * cancellable, GError ** error)
+{
+  GSocket *socket = donar_tor_unix_connect (path, "tor's control socket",
+      deadline, cancellable, error);
+
+  return socket != NULL ? control_new (socket) : NULL;
 }
 
 void

@@ -66,6 +66,12 @@ gint64 donar_tor_control_deadline (guint timeout_ms);
 DonarTorControl *donar_tor_control_connect (const gchar * host, guint16 port,
     gint64 deadline, GCancellable * cancellable, GError ** error);
 
+/* path: tor's ControlSocket, e.g. Debian's /run/tor/control.  A failure
+ * says what to do (donar-tor-unix.h): start tor, fix the path, or join
+ * the socket's group. */
+DonarTorControl *donar_tor_control_connect_unix (const gchar * path,
+    gint64 deadline, GCancellable * cancellable, GError ** error);
+
 /* Closes the connection.  NULL is accepted. */
 void donar_tor_control_free (DonarTorControl * control);
 
@@ -152,6 +158,14 @@ GPtrArray *donar_tor_control_get_circuits (DonarTorControl * control,
 gboolean donar_tor_control_get_socks_port (DonarTorControl * control,
     guint16 * port, gint64 deadline, GCancellable * cancellable,
     GError ** error);
+
+/* The same, or, when tor has no SocksPort on loopback, its first
+ * SocksPort on a Unix socket ("unix:/run/tor/socks" in
+ * net/listeners/socks): its path, newly allocated, in *path (*port 0).
+ * Both 0 and NULL when tor has neither. */
+gboolean donar_tor_control_get_socks_listener (DonarTorControl * control,
+    guint16 * port, gchar ** path, gint64 deadline,
+    GCancellable * cancellable, GError ** error);
 
 /* ---- Onion services ---- */
 

@@ -5,5 +5,6 @@
 
 #include "donar-tor-control.h"
 #include "donar-tor-launcher.h"
+#include "donar-tor-unix.h"
 
 #endif /* DONAR_TORCLIENT_H */

@@ -3,7 +3,8 @@
 # state change of donarsink / donarsrc at once: gst-launch-1.0 itself must
 # exit with the reason, in every run (it used to hang when the error came
 # from the setup thread while the state change ran).  Nothing is dialed:
-# tor-control names a port where nothing listens.
+# tor-control names a port where nothing listens, unless a case names a
+# bad one.
 #
 #   check-bad-address.sh BUILD_DIR
 set -euo pipefail
@@ -20,6 +21,9 @@ cases=(
   "address=donar://abc.onion:5004?secret=$secret|the host must be a v3 onion address"
   "address=donar://$onion?secret=$secret|the address needs a port"
   "callee=true n1st=8 n2nd=8|is more than links"
+  "callee=true tor-control=unix:run/tor/control|tor-control: a Unix socket must be an absolute path"
+  "address=donar://$onion:5004?secret=$secret tor-socks-path=run/tor/socks|tor-socks-path: a Unix socket must be an absolute path"
+  "callee=true tor-control=9051x|tor-control: a port number, a Unix socket"
 )
 failed=0
 for run in $(seq 1 10); do
@@ -27,9 +31,9 @@ for run in $(seq 1 10); do
   props=${entry%%|*}
   reason=${entry#*|}
   if [ $(( run % 2 )) -eq 0 ]; then
-    pipeline="audiotestsrc num-buffers=5 ! opusenc bitrate=32000 frame-size=40 ! rtpopuspay ! donarsink $props tor-control=9"
+    pipeline="audiotestsrc num-buffers=5 ! opusenc bitrate=32000 frame-size=40 ! rtpopuspay ! donarsink tor-control=9 $props"
   else
-    pipeline="donarsrc $props tor-control=9 ! fakesink"
+    pipeline="donarsrc tor-control=9 $props ! fakesink"
   fi
   rc=0
   # shellcheck disable=SC2086

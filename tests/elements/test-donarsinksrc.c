@@ -231,7 +231,7 @@ test_properties (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
     GstElement *e = gst_element_factory_make (names[i], NULL);
-    gchar *address, *call, *tor_control;
+    gchar *address, *call, *tor_control, *tor_socks_path;
     guint tor_socks, links, n1st, n2nd, window, redundancy, interval;
     gint policy, security;
     gdouble budget;
@@ -242,7 +242,7 @@ test_properties (void)
     g_object_get (e, "links", &links, "n1st", &n1st, "n2nd", &n2nd,
         "window", &window, "redundancy", &redundancy, "policy", &policy,
         "budget", &budget, "address", &address, "stats-interval", &interval,
-        NULL);
+        "tor-socks-path", &tor_socks_path, NULL);
     g_assert_cmpuint (links, ==, 12);
     g_assert_cmpuint (n1st, ==, 3);
     g_assert_cmpuint (n2nd, ==, 3);
@@ -254,6 +254,8 @@ test_properties (void)
     g_assert_cmpuint (interval, ==, 0);
     g_assert_cmpstr (address, ==, "");
     g_free (address);
+    g_assert_cmpstr (tor_socks_path, ==, "");
+    g_free (tor_socks_path);
 
     gst_util_set_object_arg (G_OBJECT (e), "policy", "double-send");
     gst_util_set_object_arg (G_OBJECT (e), "security", "1way");
@@ -285,6 +287,15 @@ test_properties (void)
     g_free (call);
     g_free (tor_control);
     gst_structure_free (stats);
+    /* Debian's tor service: Unix sockets, taken as tor writes them too. */
+    g_object_set (e, "tor-control", "/run/tor/control", "tor-socks-path",
+        "unix:/run/tor/socks", NULL);
+    g_object_get (e, "tor-control", &tor_control, "tor-socks-path",
+        &tor_socks_path, NULL);
+    g_assert_cmpstr (tor_control, ==, "/run/tor/control");
+    g_assert_cmpstr (tor_socks_path, ==, "unix:/run/tor/socks");
+    g_free (tor_control);
+    g_free (tor_socks_path);
 
     if (i == 1) {
       GstCaps *caps = gst_caps_from_string ("application/x-rtp, "

@@ -651,7 +651,18 @@ test_bad_settings_and_frames (void)
   g_assert_nonnull (strstr (error->message, "only through Tor"));
   g_clear_error (&error);
 
+  /* A SocksPort on a Unix socket: absolute, and not beside a port. */
+  s.socks_path = g_strdup ("run/tor/socks");
+  g_assert_null (donar_link_engine_new (&s, NULL, NULL, &error));
+  g_assert_nonnull (strstr (error->message, "a port or a Unix socket"));
+  g_clear_error (&error);
+  s.socks_path[0] = '/';
   s.socks_port = 9050;
+  g_assert_null (donar_link_engine_new (&s, NULL, NULL, &error));
+  g_assert_nonnull (strstr (error->message, "a port or a Unix socket"));
+  g_clear_error (&error);
+  g_clear_pointer (&s.socks_path, g_free);
+
   s.config.n_1st = 0;
   g_assert_null (donar_link_engine_new (&s, NULL, NULL, &error));
   g_assert_error (error, DONAR_LINK_ENGINE_ERROR,

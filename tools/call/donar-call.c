@@ -11,6 +11,7 @@
  * listening, and what is then on its way is not counted. */
 #include "contact-key.h"
 #include "donar-call.h"
+#include "donar-call-tor-control.h"
 #include "donar-secret.h"
 #include "tool-json.h"
 
@@ -41,10 +42,14 @@ typedef struct
 typedef struct
 {
   gboolean direct;
-  gint tor_control;
+  gchar *tor_control;
   gchar *tor_cookie;
   gchar *tor_password;
   gint tor_socks;
+  gchar *tor_socks_path;
+  /* Parsed from tor_control and tor_socks_path, for the call options. */
+  gchar *control_socket;
+  gchar *socks_socket;
   gchar **torrc_lines;
   gchar *security;
   gint virtual_port;
@@ -70,6 +75,10 @@ typedef struct
 static void
 options_clear (Options * o)
 {
+  g_free (o->tor_control);
+  g_free (o->tor_socks_path);
+  g_free (o->control_socket);
+  g_free (o->socks_socket);
   g_free (o->tor_cookie);
   donar_secret_free (o->tor_password);
   g_strfreev (o->torrc_lines);
@@ -406,7 +415,7 @@ run_call (const Options * options, DonarCall * call, Status * status)
 }
 
 static gboolean
-fill_call_options (const Options * o, DonarRole role, const gchar * address,
+fill_call_options (Options * o, DonarRole role, const gchar * address,
     DonarCallOptions * call, GError ** error)
 {
   DonarTorSecurity security = DONAR_TOR_SECURITY_DEFAULT;
@@ -420,7 +429,13 @@ fill_call_options (const Options * o, DonarRole role, const gchar * address,
   call->address = address;
   call->transport = o->direct ? DONAR_CALL_TRANSPORT_DIRECT :
       DONAR_CALL_TRANSPORT_TOR;
-  call->tor_control_port = (guint16) o->tor_control;
+  if (!donar_call_parse_tor_control (call, "--tor-control", o->tor_control,
+          &o->control_socket, error)
+      || !donar_call_parse_tor_socks_path (call, "--tor-socks-path",
+          o->tor_socks_path, &o->socks_socket, error)) {
+    donar_call_options_clear (call);
+    return FALSE;
+  }
   call->tor_cookie_file = o->tor_cookie;
   call->tor_password = o->tor_password;
   call->tor_socks_port = (guint16) o->tor_socks;
@@ -466,9 +481,7 @@ check_ranges (const Options * o, GError ** error)
 {
   const gchar *bad = NULL;
 
-  if (o->tor_control < 0 || o->tor_control > 65535)
-    bad = "--tor-control: a port, 1 to 65535";
-  else if (o->tor_socks < 0 || o->tor_socks > 65535)
+  if (o->tor_socks < 0 || o->tor_socks > 65535)
     bad = "--tor-socks: a port, 1 to 65535";
   else if (o->virtual_port < 1 || o->virtual_port > 65535)
     bad = "--virtual-port: a port, 1 to 65535";
@@ -512,15 +525,19 @@ main (int argc, char **argv)
   GOptionEntry entries[] = {
     {"direct", 0, 0, G_OPTION_ARG_NONE, &o.direct,
         "No Tor: the callee on 127.0.0.1 (tests, the ceiling)", NULL},
-    {"tor-control", 0, 0, G_OPTION_ARG_INT, &o.tor_control,
-          "A running tor's ControlPort on 127.0.0.1 (default: launch tor)",
-        "PORT"},
+    {"tor-control", 0, 0, G_OPTION_ARG_STRING, &o.tor_control,
+          "A running tor's ControlPort on 127.0.0.1, or its ControlSocket "
+          "(/run/tor/control or unix:/run/tor/control) (default: launch tor)",
+        "PORT|PATH"},
     {"tor-cookie", 0, 0, G_OPTION_ARG_FILENAME, &o.tor_cookie,
         "Its cookie file (default: the one tor names)", "FILE"},
     {"tor-password", 0, 0, G_OPTION_ARG_STRING, &o.tor_password,
         "Its control password", "PASSWORD"},
     {"tor-socks", 0, 0, G_OPTION_ARG_INT, &o.tor_socks,
         "Caller: tor's SocksPort (default: ask the control port)", "PORT"},
+    {"tor-socks-path", 0, 0, G_OPTION_ARG_FILENAME, &o.tor_socks_path,
+        "Caller: tor's SocksPort on a Unix socket (default: ask the "
+          "control port)", "PATH"},
     {"torrc-line", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.torrc_lines,
         "A line for the torrc of a launched tor (repeatable)", "LINE"},
     {"security", 0, 0, G_OPTION_ARG_STRING, &o.security,

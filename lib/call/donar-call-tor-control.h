@@ -1,0 +1,30 @@
+/* The tor-control setting, as the elements' property and donar-call's
+ * option take it from a person: which tor a call uses, and how to reach
+ * it. */
+#ifndef DONAR_CALL_TOR_CONTROL_H
+#define DONAR_CALL_TOR_CONTROL_H
+
+#include "donar-call.h"
+
+G_BEGIN_DECLS
+
+/* text: "" (launch a tor of our own), "direct" (no Tor: the callee on
+ * 127.0.0.1), a port number (a running tor's ControlPort on 127.0.0.1),
+ * or a running tor's ControlSocket: an absolute path, or "unix:/path" as
+ * a torrc writes it (Debian's tor service: /run/tor/control).  Sets
+ * options' transport, tor_control_port, or tor_control_path to *path
+ * (newly allocated: the caller keeps it for as long as options).  A bad
+ * text is DONAR_CALL_ERROR_OPTIONS, with what (the setting's name) and
+ * the forms it takes. */
+gboolean donar_call_parse_tor_control (DonarCallOptions * options,
+    const gchar * what, const gchar * text, gchar ** path, GError ** error);
+
+/* text: "" (none) or tor's SocksPort on a Unix socket, "/path" or
+ * "unix:/path" (Debian's: /run/tor/socks).  *path: NULL or newly
+ * allocated; set options->tor_socks_path to it. */
+gboolean donar_call_parse_tor_socks_path (DonarCallOptions * options,
+    const gchar * what, const gchar * text, gchar ** path, GError ** error);
+
+G_END_DECLS
+
+#endif /* DONAR_CALL_TOR_CONTROL_H */
