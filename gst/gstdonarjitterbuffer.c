@@ -612,6 +612,9 @@ handle_buffer (GstDonarJitterBuffer * self, GstBuffer * buffer)
   if (late)
     GST_LOG_OBJECT (self, "late frame, RTP time %u, delay %" G_GINT64_FORMAT
         " us", rtptime, delay_us);
+  else
+    GST_TRACE_OBJECT (self, "frame, RTP time %u, delay %" G_GINT64_FORMAT
+        " us", rtptime, delay_us);
   update_base_delay (self);
   update_latency (self);
 }
