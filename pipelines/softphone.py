@@ -313,11 +313,19 @@ class Softphone:
             links_up = v if ok else 0
         jb_latency = 0
         base_delay = -1.0
+        base_delay_upstream = -1.0
+        base_delay_rejected = False
         if jb is not None:
             ok, v = jb.get_uint("latency")
             jb_latency = v if ok else 0
             ok, v = jb.get_double("base-delay")
             base_delay = round(v, 1) if ok else -1.0
+            # donarsrc's estimate, and whether the observed delays
+            # contradicted it (docs/jitterbuffer.md, "Checking the base delay").
+            ok, v = jb.get_double("base-delay-upstream")
+            base_delay_upstream = round(v, 1) if ok else -1.0
+            ok, v = jb.get_boolean("base-delay-rejected")
+            base_delay_rejected = bool(ok and v)
         seconds = 0.0
         if self.first_audio is not None:
             seconds = (GLib.get_monotonic_time() - self.first_audio) / 1e6
@@ -327,9 +335,12 @@ class Softphone:
             "frames_sent": u64(sink, "buffers-sent"),
             "frames_received": u64(src, "buffers-received"),
             "frames_late": u64(jb, "late"),
+            "jitterbuffer_frames": u64(jb, "frames"),
             "frames_lost": u64(jb, "lost"),
             "jitterbuffer_latency_ms": jb_latency,
             "base_delay_ms": base_delay,
+            "base_delay_upstream_ms": base_delay_upstream,
+            "base_delay_rejected": base_delay_rejected,
             "links_up": links_up,
             "links": link_stats(sink),
         }
