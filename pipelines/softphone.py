@@ -132,6 +132,7 @@ class Softphone:
         self.end_timer = 0
         self.setup_timer = 0
         self.ending = False
+        self.summary = None          # the stats when --seconds of call were up
         self.links_down = 0
         self.pipeline = self.build()
 
@@ -224,6 +225,9 @@ class Softphone:
     def on_end_timer(self):
         self.end_timer = 0
         say("%.1f s of call: hanging up" % self.args.seconds)
+        # The call's figures, before the hang-up drains the pipeline (the
+        # jitter buffer's latency and late frames then tell the teardown).
+        self.summary = self.stats()
         self.hang_up()
         return False
 
@@ -363,7 +367,7 @@ class Softphone:
                 fail("the pipeline did not start")
         else:
             self.loop.run()
-        summary = self.stats()
+        summary = self.summary or self.stats()
         self.pipeline.set_state(Gst.State.NULL)
         self.pipeline.get_bus().remove_signal_watch()
         say("sent %(frames_sent)d frames, received %(frames_received)d "

@@ -24,7 +24,7 @@ import subprocess
 import sys
 
 CALLS = 3
-SECONDS = 15          # of each call, from its first audio at each end
+SECONDS = 20          # of each call from its first audio: 500 frames at each end
 MAX_LATE_SHARE = 0.02
 
 
