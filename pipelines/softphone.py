@@ -133,6 +133,7 @@ class Softphone:
         self.setup_timer = 0
         self.ending = False
         self.summary = None          # the stats when --seconds of call were up
+        self.latencies = []          # the jitter buffer's latency, once a second
         self.links_down = 0
         self.pipeline = self.build()
 
@@ -220,7 +221,22 @@ class Softphone:
             self.setup_timer = 0
         if self.args.seconds > 0 and not self.ending:
             self.end_timer = GLib.timeout_add(int(self.args.seconds * 1000), self.on_end_timer)
+        GLib.timeout_add(1000, self.sample_latency)
         return False
+
+    # The latency in force at one instant may be near 0 for a second or two
+    # while the call's playout is right: rtpjitterbuffer re-bases its
+    # timeline after a late packet and donarjitterbuffer lowers the latency
+    # by as much (docs/jitterbuffer.md).  Its median over the call says
+    # whether the call kept a latency.
+    def sample_latency(self):
+        if self.ending:
+            return False
+        jb = self.pipeline.get_by_name("jb").get_property("stats")
+        ok, v = jb.get_uint("latency") if jb is not None else (False, 0)
+        if ok:
+            self.latencies.append(v)
+        return True
 
     def on_end_timer(self):
         self.end_timer = 0
@@ -342,6 +358,8 @@ class Softphone:
             "jitterbuffer_frames": u64(jb, "frames"),
             "frames_lost": u64(jb, "lost"),
             "jitterbuffer_latency_ms": jb_latency,
+            "jitterbuffer_latency_median_ms": (sorted(self.latencies)[len(self.latencies) // 2]
+                                               if self.latencies else jb_latency),
             "base_delay_ms": base_delay,
             "base_delay_upstream_ms": base_delay_upstream,
             "base_delay_rejected": base_delay_rejected,

@@ -4,7 +4,12 @@ paper's ALTERNATE policy at both ends: no acknowledgements, so each end's
 base delay comes from its links' opening round trips, which on the calls
 after the first used to come out at a second and more (docs/jitterbuffer.md,
 "The base delay").  Checks that each end of each call keeps its jitter
-buffer's latency above 0 and has fewer than 2 % of its frames late.
+buffer's latency above 0 and has fewer than 2 % of its frames late.  The
+latency is softphone.py's median of one sample a second over the call: at
+one instant it may be near 0 while the playout is right (rtpjitterbuffer
+re-bases its timeline after a late packet, and the latency comes down by as
+much for a second or two: docs/jitterbuffer.md), where the failure this
+test is for held it at 0 all call long.
 
 The model's flaky spikes are off (spike_flaky_fraction=0): a spike of 1.2 s
 on one of the 12 links at the start of the second call (seed 1) makes a
@@ -62,15 +67,16 @@ def main():
         frames = r["jitterbuffer_frames"]
         share = r["frames_late"] / frames if frames else 1.0
         name = "call %d %s" % (r["call"], r["role"])
-        print("# %s: base delay %.1f ms (donarsrc's %.1f ms%s), latency %d ms, "
-              "%d of %d frames late, %d lost"
+        median = r["jitterbuffer_latency_median_ms"]
+        print("# %s: base delay %.1f ms (donarsrc's %.1f ms%s), latency %d ms at the "
+              "end, %d of %d frames late, %d lost"
               % (name, r["base_delay_ms"], r["base_delay_upstream_ms"],
                  ", rejected" if r["base_delay_rejected"] else "",
                  r["jitterbuffer_latency_ms"], r["frames_late"], frames,
                  r["frames_lost"]))
         checks = [
-            ("%s: jitter buffer latency %d ms > 0" % (name, r["jitterbuffer_latency_ms"]),
-             r["jitterbuffer_latency_ms"] > 0),
+            ("%s: jitter buffer latency %d ms > 0 (median over the call)" % (name, median),
+             median > 0),
             ("%s: %.1f %% of %d frames late < %.0f %%"
              % (name, 100 * share, frames, 100 * MAX_LATE_SHARE),
              frames > 0 and share < MAX_LATE_SHARE),
