@@ -40,6 +40,7 @@
 #include <gst/rtp/gstrtpbuffer.h>
 
 #include "donar-playout.h"
+#include "donar-base-check.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_donar_jitter_buffer_debug);
 #define GST_CAT_DEFAULT gst_donar_jitter_buffer_debug
@@ -93,6 +94,10 @@ struct _GstDonarJitterBuffer
   gint base_delay;              /* ms, -1 unknown */
   /* From donarsrc's donar-base-delay event, µs; -1: none came. */
   gint64 upstream_base_delay_us;
+  /* What the observed delays say of it (lib/playout/donar-base-check.h):
+   * used only once they agree, and not at all once they contradict it,
+   * until donarsrc sends another value. */
+  DonarBaseCheckVerdict upstream_verdict;
   DonarPlayout *playout;
   guint64 frames;
   guint64 static_late;          /* late frames when not adaptive */
@@ -146,6 +151,7 @@ static GstPadProbeReturn gst_donar_jitter_buffer_src_probe (GstPad * pad,
     GstPadProbeInfo * info, gpointer user_data);
 static gboolean gst_donar_jitter_buffer_sink_query (GstPad * pad,
     GstObject * parent, GstQuery * query);
+static void update_base_delay (GstDonarJitterBuffer * self);
 
 static void
 gst_donar_jitter_buffer_class_init (GstDonarJitterBufferClass * klass)
@@ -270,7 +276,11 @@ gst_donar_jitter_buffer_class_init (GstDonarJitterBufferClass * klass)
    *
    * The absolute one-way delay of the fastest recent frames in ms, if the
    * application knows it (half the round-trip time of the path, or 0 with
-   * synchronized clocks); -1 (the default) if not.
+   * synchronized clocks); -1 (the default) if not: then donarsrc's
+   * estimate (the `donar-base-delay` event) is used once the observed
+   * delays agree with it, and never if they contradict it (the stats'
+   * `base-delay-rejected`).  The property is the application's word: it
+   * is not checked.
    */
   g_object_class_install_property (gobject_class, PROP_BASE_DELAY,
       g_param_spec_int ("base-delay", "Base delay",
@@ -301,12 +311,20 @@ gst_donar_jitter_buffer_class_init (GstDonarJitterBufferClass * klass)
    *   too late
    * * `pushed` (#guint64): packets rtpjitterbuffer pushed
    * * `window-frames` (#guint): frames in the window
+   * * `base-delay` (#gdouble): the base delay in force, ms; -1: none
+   * * `base-delay-from-upstream` (#gboolean): it is donarsrc's estimate
+   * * `base-delay-upstream` (#gdouble): donarsrc's estimate, ms, whether
+   *   in force or not; -1: none came
+   * * `base-delay-rejected` (#gboolean): the observed delays contradicted
+   *   donarsrc's estimate (it puts most recent frames past the deadline),
+   *   and the element goes on without it
    */
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "latency, target, quantile, timeline-offset (ms); adaptive, "
           "limited; frames, late, late-share, lost, jitterbuffer-late, "
-          "pushed, window-frames", GST_TYPE_STRUCTURE,
+          "pushed, window-frames; base-delay, base-delay-from-upstream, "
+          "base-delay-upstream, base-delay-rejected", GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
@@ -354,6 +372,7 @@ gst_donar_jitter_buffer_init (GstDonarJitterBuffer * self)
   self->latency = DEFAULT_LATENCY;
   self->base_delay = DEFAULT_BASE_DELAY;
   self->upstream_base_delay_us = -1;
+  self->upstream_verdict = DONAR_BASE_CHECK_PENDING;
   donar_playout_config_init (&self->config);
   sanitized_config (self, &config);
   self->playout = donar_playout_new (&config);
@@ -594,6 +613,10 @@ handle_buffer (GstDonarJitterBuffer * self, GstBuffer * buffer)
   if (late)
     GST_LOG_OBJECT (self, "late frame, RTP time %u, delay %" G_GINT64_FORMAT
         " us", rtptime, delay_us);
+  else
+    GST_TRACE_OBJECT (self, "frame, RTP time %u, delay %" G_GINT64_FORMAT
+        " us", rtptime, delay_us);
+  update_base_delay (self);
   update_latency (self);
 }
 
@@ -604,16 +627,76 @@ handle_buffer_in_list (GstBuffer ** buffer, guint idx, gpointer user_data)
   return TRUE;
 }
 
-/* The property if set, else what donarsrc said, else unknown; under the
- * object lock. */
+/* The property if set, else what donarsrc said once the observed delays
+ * agreed with it, else unknown; under the object lock. */
 static gint64
 effective_base_delay_us (GstDonarJitterBuffer * self)
 {
   if (self->base_delay >= 0)
     return self->base_delay * (gint64) 1000;
-  if (self->upstream_base_delay_us >= 0)
+  if (self->upstream_base_delay_us >= 0 &&
+      self->upstream_verdict == DONAR_BASE_CHECK_AGREES)
     return self->upstream_base_delay_us;
   return DONAR_PLAYOUT_UNKNOWN;
+}
+
+/* Judges donarsrc's base delay against the window (unless the property
+ * overrides it, or it is rejected already), and hands the estimator the
+ * base delay in force.  Under the object lock; TRUE if it has just been
+ * rejected (the caller says so, outside the lock), *check telling why. */
+static gboolean
+check_upstream_base_delay (GstDonarJitterBuffer * self, DonarBaseCheck * check)
+{
+  gboolean rejected = FALSE;
+
+  if (self->base_delay < 0 && self->upstream_base_delay_us >= 0 &&
+      self->upstream_verdict != DONAR_BASE_CHECK_CONTRADICTED) {
+    donar_base_check (self->playout, self->upstream_base_delay_us, check);
+    /* Pending after agreeing: the window emptied (a new stream); the
+     * value stays in force. */
+    if (check->verdict != DONAR_BASE_CHECK_PENDING)
+      self->upstream_verdict = check->verdict;
+    rejected = check->verdict == DONAR_BASE_CHECK_CONTRADICTED;
+  }
+  donar_playout_set_base_delay (self->playout, effective_base_delay_us (self));
+  return rejected;
+}
+
+/* Once per value rejected: in the debug log, and as an element message
+ * for the application. */
+static void
+say_base_delay_rejected (GstDonarJitterBuffer * self, gint64 base_delay_us,
+    const DonarBaseCheck * check, gint64 deadline_us)
+{
+  GST_WARNING_OBJECT (self, "base delay from upstream rejected: %"
+      G_GINT64_FORMAT " ms puts %u of the last %u frames past the %"
+      G_GINT64_FORMAT "-ms deadline; going on without it", base_delay_us /
+      1000, check->past_deadline, check->frames, deadline_us / 1000);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self),
+          gst_structure_new ("donar-base-delay-rejected",
+              "base-delay", G_TYPE_DOUBLE, base_delay_us / 1000.0,
+              "frames", G_TYPE_UINT, check->frames,
+              "past-deadline", G_TYPE_UINT, check->past_deadline,
+              "deadline", G_TYPE_UINT, (guint) (deadline_us / 1000), NULL)));
+}
+
+/* The base delay after a frame or a new value; under no lock. */
+static void
+update_base_delay (GstDonarJitterBuffer * self)
+{
+  DonarBaseCheck check;
+  DonarPlayoutConfig config;
+  gboolean rejected;
+  gint64 base;
+
+  GST_OBJECT_LOCK (self);
+  rejected = check_upstream_base_delay (self, &check);
+  base = self->upstream_base_delay_us;
+  config = self->config;
+  GST_OBJECT_UNLOCK (self);
+  if (rejected)
+    say_base_delay_rejected (self, base, &check, config.deadline_us);
 }
 
 /* donarsrc's estimate of the base delay: half the least round trip of its
@@ -628,11 +711,16 @@ handle_base_delay_event (GstDonarJitterBuffer * self, GstEvent * event)
       !gst_structure_get_uint64 (s, "base-delay", &base))
     return;
   GST_OBJECT_LOCK (self);
-  self->upstream_base_delay_us = (gint64) (base / GST_USECOND);
-  donar_playout_set_base_delay (self->playout, effective_base_delay_us (self));
+  /* A sticky event comes again with each new stream: only a new value is
+   * judged anew. */
+  if ((gint64) (base / GST_USECOND) != self->upstream_base_delay_us) {
+    self->upstream_base_delay_us = (gint64) (base / GST_USECOND);
+    self->upstream_verdict = DONAR_BASE_CHECK_PENDING;
+  }
   GST_OBJECT_UNLOCK (self);
   GST_DEBUG_OBJECT (self, "base delay from upstream: %" G_GUINT64_FORMAT
       " µs", base / GST_USECOND);
+  update_base_delay (self);
 }
 
 static void
@@ -862,8 +950,6 @@ gst_donar_jitter_buffer_set_property (GObject * object, guint prop_id,
       break;
     case PROP_BASE_DELAY:
       self->base_delay = g_value_get_int (value);
-      donar_playout_set_base_delay (self->playout,
-          effective_base_delay_us (self));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -873,6 +959,10 @@ gst_donar_jitter_buffer_set_property (GObject * object, guint prop_id,
   donar_playout_set_config (self->playout, &config);
   GST_OBJECT_UNLOCK (self);
 
+  /* Back to -1: donarsrc's value, judged if it was not yet.  A new
+   * deadline is a new measure of the value in force: judged again. */
+  if (prop_id == PROP_BASE_DELAY || prop_id == PROP_DEADLINE)
+    update_base_delay (self);
   if (prop_id == PROP_ADAPTIVE || prop_id == PROP_LATENCY)
     update_latency (self);
 }
@@ -920,7 +1010,13 @@ get_stats (GstDonarJitterBuffer * self)
       "base-delay", G_TYPE_DOUBLE, effective_base_delay_us (self) < 0 ? -1.0 :
       effective_base_delay_us (self) / 1000.0,
       "base-delay-from-upstream", G_TYPE_BOOLEAN, self->base_delay < 0 &&
-      self->upstream_base_delay_us >= 0, NULL);
+      effective_base_delay_us (self) >= 0,
+      "base-delay-upstream", G_TYPE_DOUBLE,
+      self->upstream_base_delay_us < 0 ? -1.0 :
+      self->upstream_base_delay_us / 1000.0,
+      "base-delay-rejected", G_TYPE_BOOLEAN,
+      self->upstream_base_delay_us >= 0 &&
+      self->upstream_verdict == DONAR_BASE_CHECK_CONTRADICTED, NULL);
   GST_OBJECT_UNLOCK (self);
   return s;
 }

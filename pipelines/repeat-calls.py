@@ -63,6 +63,12 @@ def main():
     p.add_argument("--seconds", type=int, default=8,
                    help="seconds of each call from its first audio (8)")
     p.add_argument("--policy", default="adaptive", help="both ends' policy (adaptive)")
+    p.add_argument("--torsim-set", metavar="NAME=VALUE", action="append", default=[],
+                   help="a donar-torsim model parameter (docs/netmodel.md), repeatable")
+    p.add_argument("--log-dir", metavar="DIR",
+                   help="each softphone's stderr to DIR/ROLE<call>.log (e.g. with GST_DEBUG)")
+    p.add_argument("--json", action="store_true",
+                   help="each end's softphone.py --json summary, with its call's number")
     a = p.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
     env = dict(os.environ, GST_PLUGIN_PATH=os.path.join(a.build, "gst"))
@@ -73,7 +79,9 @@ def main():
             ports = os.path.join(tmp, "ports")
             procs.append(subprocess.Popen(
                 [os.path.join(a.build, "tools", "donar-torsim"), "--port-file", ports,
-                 "--publish-ms", "500"], stdout=subprocess.DEVNULL))
+                 "--publish-ms", "500"] +
+                [arg for kv in a.torsim_set for arg in ("--set", kv)],
+                stdout=subprocess.DEVNULL))
             wait_for(lambda: control_port(ports), 10, "donar-torsim")
             control = control_port(ports)
             for role, freq in TONES.items():
@@ -83,6 +91,9 @@ def main():
                 address_file = os.path.join(tmp, "address%d" % n)
 
                 def start(role, extra):
+                    log = subprocess.DEVNULL
+                    if a.log_dir:
+                        log = open(os.path.join(a.log_dir, "%s%d.log" % (role, n)), "w")
                     proc = subprocess.Popen(
                         [SOFTPHONE_PYTHON, os.path.join(here, "softphone.py"), role] + extra +
                         ["--tor-control", control, "--policy", a.policy,
@@ -90,7 +101,7 @@ def main():
                          "--output", os.path.join(tmp, "%s%d.wav" % (role, n)),
                          "--seconds", str(a.seconds), "--setup-timeout", "40",
                          "--json", "--quiet"],
-                        env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                        env=env, stdout=subprocess.PIPE, stderr=log,
                         text=True)
                     procs.append(proc)
                     return proc
@@ -106,10 +117,16 @@ def main():
                         status = 1
                         continue
                     r = json.loads(lines[-1])
-                    print("call %d %s: base delay %.1f ms, jitter buffer latency %d ms, "
-                          "%d of %d frames late, %d lost"
-                          % (n, role, r["base_delay_ms"], r["jitterbuffer_latency_ms"],
-                             r["frames_late"], r["frames_received"], r["frames_lost"]),
+                    if a.json:
+                        r["call"] = n
+                        print(json.dumps(r), flush=True)
+                        continue
+                    print("call %d %s: base delay %.1f ms (donarsrc's %.1f ms%s), "
+                          "jitter buffer latency %d ms, %d of %d frames late, %d lost"
+                          % (n, role, r["base_delay_ms"], r["base_delay_upstream_ms"],
+                             ", rejected" if r["base_delay_rejected"] else "",
+                             r["jitterbuffer_latency_ms"], r["frames_late"],
+                             r["jitterbuffer_frames"], r["frames_lost"]),
                           flush=True)
         finally:
             for proc in procs:

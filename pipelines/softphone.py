@@ -187,6 +187,8 @@ class Softphone:
         self.end_timer = 0
         self.setup_timer = 0
         self.ending = False
+        self.summary = None          # the stats when --seconds of call were up
+        self.latencies = []          # the jitter buffer's latency, once a second
         self.links_down = 0
         self.rtcp_received = 0       # RTCP packets from the peer (the demuxer's)
         self.rtcp_shown = 0
@@ -328,11 +330,29 @@ class Softphone:
             self.setup_timer = 0
         if self.args.seconds > 0 and not self.ending:
             self.end_timer = GLib.timeout_add(int(self.args.seconds * 1000), self.on_end_timer)
+        GLib.timeout_add(1000, self.sample_latency)
         return False
+
+    # The latency in force at one instant may be near 0 for a second or two
+    # while the call's playout is right: rtpjitterbuffer re-bases its
+    # timeline after a late packet and donarjitterbuffer lowers the latency
+    # by as much (docs/jitterbuffer.md).  Its median over the call says
+    # whether the call kept a latency.
+    def sample_latency(self):
+        if self.ending:
+            return False
+        jb = self.pipeline.get_by_name("jb").get_property("stats")
+        ok, v = jb.get_uint("latency") if jb is not None else (False, 0)
+        if ok:
+            self.latencies.append(v)
+        return True
 
     def on_end_timer(self):
         self.end_timer = 0
         say("%.1f s of call: hanging up" % self.args.seconds)
+        # The call's figures, before the hang-up drains the pipeline (the
+        # jitter buffer's latency and late frames then tell the teardown).
+        self.summary = self.stats()
         self.hang_up()
         return False
 
@@ -422,11 +442,19 @@ class Softphone:
             links_up = v if ok else 0
         jb_latency = 0
         base_delay = -1.0
+        base_delay_upstream = -1.0
+        base_delay_rejected = False
         if jb is not None:
             ok, v = jb.get_uint("latency")
             jb_latency = v if ok else 0
             ok, v = jb.get_double("base-delay")
             base_delay = round(v, 1) if ok else -1.0
+            # donarsrc's estimate, and whether the observed delays
+            # contradicted it (docs/jitterbuffer.md, "Checking the base delay").
+            ok, v = jb.get_double("base-delay-upstream")
+            base_delay_upstream = round(v, 1) if ok else -1.0
+            ok, v = jb.get_boolean("base-delay-rejected")
+            base_delay_rejected = bool(ok and v)
         seconds = 0.0
         if self.first_audio is not None:
             seconds = (GLib.get_monotonic_time() - self.first_audio) / 1e6
@@ -441,9 +469,14 @@ class Softphone:
             "frames_sent": u64(sink, "buffers-sent") - u64(sink, "rtcp-sent"),
             "frames_received": u64(src, "buffers-received") - self.rtcp_received,
             "frames_late": u64(jb, "late"),
+            "jitterbuffer_frames": u64(jb, "frames"),
             "frames_lost": u64(jb, "lost"),
             "jitterbuffer_latency_ms": jb_latency,
+            "jitterbuffer_latency_median_ms": (sorted(self.latencies)[len(self.latencies) // 2]
+                                               if self.latencies else jb_latency),
             "base_delay_ms": base_delay,
+            "base_delay_upstream_ms": base_delay_upstream,
+            "base_delay_rejected": base_delay_rejected,
             "links_up": links_up,
             "links": link_stats(sink),
             # The peer's RTCP (rtpbin): null if no report came.
@@ -468,7 +501,7 @@ class Softphone:
                 fail("the pipeline did not start")
         else:
             self.loop.run()
-        summary = self.stats()
+        summary = self.summary or self.stats()
         self.pipeline.set_state(Gst.State.NULL)
         self.pipeline.get_bus().remove_signal_watch()
         say("sent %(frames_sent)d frames, received %(frames_received)d "

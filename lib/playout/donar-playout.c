@@ -428,3 +428,11 @@ donar_playout_get_stats (const DonarPlayout * p, DonarPlayoutStats * stats)
   stats->window_frames = p->n_samples;
   stats->limited = p->limited;
 }
+
+guint
+donar_playout_count_above (const DonarPlayout * p, gint64 above_base_us)
+{
+  if (!p->started)
+    return 0;
+  return p->n_samples - sorted_search (p, p->base_us + above_base_us, TRUE);
+}

@@ -123,6 +123,10 @@ gboolean donar_playout_get_offset (const DonarPlayout * playout,
 gint64 donar_playout_get_target (const DonarPlayout * playout);
 void donar_playout_get_stats (const DonarPlayout * playout,
     DonarPlayoutStats * stats);
+/* How many frames of the window were more than above_base_us slower than
+ * the base (their delay - base > above_base_us); 0 before the first. */
+guint donar_playout_count_above (const DonarPlayout * playout,
+    gint64 above_base_us);
 
 G_END_DECLS
 

@@ -42,11 +42,14 @@ get_base_delay (GstElement * jb, gdouble * base_ms, gboolean * upstream,
   gst_structure_free (stats);
 }
 
-/* 40-ms frames whose delay alternates between 0 and 80 ms. */
+/* 40-ms frames first..first+n-1, every period-th one (i % period ==
+ * period - 1) slow_ms late, the others on time.  The estimator takes no
+ * arrival before the last one: a frame that follows a slow one by less
+ * than slow_ms is as late as it less 40 ms. */
 static void
-push_jittery_frames (GstHarness * h, guint n)
+push_frames (GstHarness * h, guint first, guint n, guint period, guint slow_ms)
 {
-  for (guint i = 0; i < n; i++) {
+  for (guint i = first; i < first + n; i++) {
     GstBuffer *b = gst_buffer_new_allocate (NULL, 20, NULL);
     GstMapInfo map;
     guint32 ts = i * 1920;
@@ -64,9 +67,16 @@ push_jittery_frames (GstHarness * h, guint n)
     map.data[11] = 1;
     gst_buffer_unmap (b, &map);
     GST_BUFFER_DTS (b) = GST_BUFFER_PTS (b) =
-        i * 40 * GST_MSECOND + (i % 2 ? 80 * GST_MSECOND : 0);
+        (i * 40 + (i % period == period - 1 ? slow_ms : 0)) * GST_MSECOND;
     gst_harness_push (h, b);
   }
+}
+
+/* The odd ones 80 ms late, and so the even ones after them 40 ms. */
+static void
+push_jittery_frames (GstHarness * h, guint first, guint n)
+{
+  push_frames (h, first, n, 2, 80);
 }
 
 static GstHarness *
@@ -82,6 +92,15 @@ new_harness (void)
 }
 
 static void
+push_segment (GstHarness * h)
+{
+  GstSegment segment;
+
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  gst_harness_push_event (h, gst_event_new_segment (&segment));
+}
+
+static void
 test_event_and_property (void)
 {
   GstHarness *h = new_harness ();
@@ -92,9 +111,18 @@ test_event_and_property (void)
   g_assert_cmpfloat (base, ==, -1.0);
   g_assert_false (upstream);
 
-  /* donarsrc's event: taken. */
+  /* donarsrc's event: taken once 25 frames agree with it (42 + 80 ms of
+   * jitter is within the 360-ms deadline). */
+  push_segment (h);
   g_assert_true (gst_harness_push_event (h, base_delay_event
           ("donar-base-delay", 42)));
+  get_base_delay (h->element, &base, &upstream, NULL);
+  g_assert_cmpfloat (base, ==, -1.0);
+  g_assert_false (upstream);
+  push_jittery_frames (h, 0, 24);
+  get_base_delay (h->element, &base, &upstream, NULL);
+  g_assert_cmpfloat (base, ==, -1.0);
+  push_jittery_frames (h, 24, 1);
   get_base_delay (h->element, &base, &upstream, NULL);
   g_assert_cmpfloat (base, ==, 42.0);
   g_assert_true (upstream);
@@ -120,10 +148,123 @@ test_event_and_property (void)
   gst_harness_teardown (h);
 }
 
+static guint
+count_rejections (GstBus * bus, GstStructure ** last)
+{
+  GstMessage *msg;
+  guint n = 0;
+
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+    const GstStructure *s = gst_message_get_structure (msg);
+
+    if (gst_structure_has_name (s, "donar-base-delay-rejected")) {
+      n++;
+      if (last) {
+        g_clear_pointer (last, gst_structure_free);
+        *last = gst_structure_copy (s);
+      }
+    }
+    gst_message_unref (msg);
+  }
+  return n;
+}
+
+static gboolean
+rejected (GstElement * jb, gdouble * upstream_ms)
+{
+  GstStructure *stats = NULL;
+  gboolean r;
+
+  g_object_get (jb, "stats", &stats, NULL);
+  g_assert_true (gst_structure_get_boolean (stats, "base-delay-rejected", &r));
+  g_assert_true (gst_structure_get_double (stats, "base-delay-upstream",
+          upstream_ms));
+  gst_structure_free (stats);
+  return r;
+}
+
+/* A base delay the frames contradict (docs/jitterbuffer.md, "Checking the
+ * base delay"): 1245 ms, a repeated call's over donar-torsim, puts every
+ * frame past the 360-ms deadline (1245 + 0 > 360): rejected at once (30
+ * frames in the window), said once, and the target follows the jitter (80
+ * ms + 10 of margin) instead of min-latency.  A new value, 100 ms,
+ * agrees (100 + 80 <= 360).  300 ms agrees while half the frames are past
+ * (300 + 80 > 360 for the 20 odd ones of 40; 300 + 40 is not, for the even
+ * ones), and is rejected once most are. */
+static void
+test_event_rejected (void)
+{
+  GstHarness *h = new_harness ();
+  GstBus *bus = gst_bus_new ();
+  GstStructure *msg = NULL;
+  gdouble base, target, upstream_ms, d;
+  gboolean upstream;
+  guint u;
+
+  gst_element_set_bus (h->element, bus);
+  push_segment (h);
+  push_jittery_frames (h, 0, 30);
+  g_assert_true (gst_harness_push_event (h, base_delay_event
+          ("donar-base-delay", 1245)));
+  get_base_delay (h->element, &base, &upstream, &target);
+  g_assert_cmpfloat (base, ==, -1.0);
+  g_assert_false (upstream);
+  g_assert_true (rejected (h->element, &upstream_ms));
+  g_assert_cmpfloat (upstream_ms, ==, 1245.0);
+  g_assert_cmpuint (count_rejections (bus, &msg), ==, 1);
+  g_assert_true (gst_structure_get_double (msg, "base-delay", &d));
+  g_assert_cmpfloat (d, ==, 1245.0);
+  g_assert_true (gst_structure_get_uint (msg, "frames", &u));
+  g_assert_cmpuint (u, ==, 30);
+  g_assert_true (gst_structure_get_uint (msg, "past-deadline", &u));
+  g_assert_cmpuint (u, ==, 30);
+  g_assert_true (gst_structure_get_uint (msg, "deadline", &u));
+  g_assert_cmpuint (u, ==, 360);
+  gst_structure_free (msg);
+
+  /* More frames, and the same value again (a sticky event re-sent): no
+   * second word of it. */
+  push_jittery_frames (h, 30, 10);
+  g_assert_true (gst_harness_push_event (h, base_delay_event
+          ("donar-base-delay", 1245)));
+  get_base_delay (h->element, &base, &upstream, &target);
+  g_assert_cmpfloat (base, ==, -1.0);
+  g_assert_cmpfloat (target, ==, 90.0);
+  g_assert_cmpuint (count_rejections (bus, NULL), ==, 0);
+
+  /* A new value the frames agree with. */
+  g_assert_true (gst_harness_push_event (h, base_delay_event
+          ("donar-base-delay", 100)));
+  get_base_delay (h->element, &base, &upstream, NULL);
+  g_assert_cmpfloat (base, ==, 100.0);
+  g_assert_true (upstream);
+  g_assert_false (rejected (h->element, &upstream_ms));
+
+  /* 300 ms: 20 of the 40 frames past the deadline, half: kept.  One more
+   * frame 80 ms late makes 21 of 41: rejected. */
+  g_assert_true (gst_harness_push_event (h, base_delay_event
+          ("donar-base-delay", 300)));
+  get_base_delay (h->element, &base, &upstream, NULL);
+  g_assert_cmpfloat (base, ==, 300.0);
+  push_frames (h, 40, 1, 1, 80);
+  get_base_delay (h->element, &base, &upstream, NULL);
+  g_assert_cmpfloat (base, ==, -1.0);
+  g_assert_true (rejected (h->element, &upstream_ms));
+  g_assert_cmpfloat (upstream_ms, ==, 300.0);
+  g_assert_cmpuint (count_rejections (bus, NULL), ==, 1);
+
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
 /* The deadline with the base delay known from upstream: 100 ms of budget,
  * 90 of them the network's, leaves 10 ms, below min-latency (20): the
- * target is held at 20 ms although the jitter (80 ms) asks for 90.
- * Without the event the deadline bounds the target alone (100 ms). */
+ * target is held at 20 ms although the jitter (every 5th frame 80 ms late)
+ * asks for 90.  The base delay puts those frames and the ones after them
+ * (40 ms late) past the deadline: 9 of the first 25 and 23 of 60, not
+ * most, so it is kept.  Without the event the deadline bounds the target
+ * alone (100 ms). */
 static void
 test_event_bounds_target (void)
 {
@@ -141,7 +282,7 @@ test_event_bounds_target (void)
               ("donar-base-delay", 90)));
     gst_segment_init (&segment, GST_FORMAT_TIME);
     gst_harness_push_event (h, gst_event_new_segment (&segment));
-    push_jittery_frames (h, 60);
+    push_frames (h, 0, 60, 5, 80);
     get_base_delay (h->element, &base, &upstream, &target[known]);
     g_print ("# base delay %s: target %.1f ms\n", known ? "90 ms" :
         "unknown", target[known]);
@@ -360,6 +501,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/basedelay/event-and-property", test_event_and_property);
   g_test_add_func ("/basedelay/event-bounds-target", test_event_bounds_target);
+  g_test_add_func ("/basedelay/event-rejected", test_event_rejected);
   g_test_add_func ("/basedelay/direct-call", test_direct_call);
   g_test_add_func ("/basedelay/torsim-call", test_torsim_call);
   return elements_test_finish (g_test_run (), leaks);

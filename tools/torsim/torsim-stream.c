@@ -17,8 +17,8 @@
 typedef enum
 {
   STREAM_SOCKS,                 /* the handshake */
-  STREAM_CONNECTING,            /* to the onion's target port */
   STREAM_WAITING,               /* for the link's circuit */
+  STREAM_CONNECTING,            /* to the onion's target port */
   STREAM_OPEN,
   STREAM_CLOSED,
 } StreamState;
@@ -31,6 +31,7 @@ struct _TorsimStream
   struct bufferevent *side[2];  /* NULL once that side has closed */
   TorsimSocks *socks;
   TorsimLink *link;
+  guint16 target_port;
   gsize in_flight[2];           /* bytes sent on the link, not delivered */
   gboolean frozen;              /* DONAR-FREEZE: never read again */
 };
@@ -158,10 +159,8 @@ on_event (struct bufferevent *bev, short what, void *arg)
   guint dir = side_of (s, bev);
 
   if (what & BEV_EVENT_CONNECTED) {
-    if (s->state != STREAM_CONNECTING)
-      return;
-    s->state = STREAM_WAITING;
-    if (torsim_link_is_ready (s->link))
+    /* The circuit was ready before the target was dialed. */
+    if (s->state == STREAM_CONNECTING)
       stream_open (s);
     return;
   }
@@ -208,6 +207,27 @@ torsim_stream_accept (Torsim * t, evutil_socket_t fd)
   torsim_log (t, "stream %u: SOCKS connection", s->id);
 }
 
+/* The BEGIN reaches the onion service: it dials its target port.  Only
+ * once the circuit is built, as with tor, whose client sends BEGIN over
+ * the built rendezvous circuit: a target that accepted earlier would see
+ * a connection long before the client can use it, and time the circuit's
+ * build as the link's round trip (docs/torsim.md). */
+static void
+connect_target (TorsimStream * s)
+{
+  Torsim *t = s->t;
+
+  s->side[1] = torsim_connect_local (t, s->target_port);
+  if (s->side[1] == NULL) {
+    torsim_stream_refuse (s, TORSIM_SOCKS_CONNECTION_REFUSED);
+    return;
+  }
+  bufferevent_setcb (s->side[1], on_read, on_write, on_event, s);
+  s->state = STREAM_CONNECTING;
+  torsim_log (t, "stream %u: to 127.0.0.1:%u over link %u", s->id,
+      s->target_port, torsim_link_index (s->link));
+}
+
 void
 torsim_stream_connect (TorsimStream * s, const char *key,
     const char *username, const char *password, guint16 target_port)
@@ -220,17 +240,15 @@ torsim_stream_connect (TorsimStream * s, const char *key,
     torsim_stream_refuse (s, TORSIM_SOCKS_GENERAL_FAILURE);
     return;
   }
-  s->side[1] = torsim_connect_local (t, target_port);
-  if (s->side[1] == NULL) {
-    torsim_stream_refuse (s, TORSIM_SOCKS_CONNECTION_REFUSED);
-    return;
-  }
-  bufferevent_setcb (s->side[1], on_read, on_write, on_event, s);
+  s->target_port = target_port;
   /* The client's data waits in its socket until the stream is open. */
   bufferevent_disable (s->side[0], EV_READ);
-  s->state = STREAM_CONNECTING;
-  torsim_log (t, "stream %u: to 127.0.0.1:%u over link %u", s->id,
-      target_port, torsim_link_index (s->link));
+  s->state = STREAM_WAITING;
+  if (torsim_link_is_ready (s->link))
+    connect_target (s);
+  else
+    torsim_log (t, "stream %u: waiting for the circuit of link %u", s->id,
+        torsim_link_index (s->link));
 }
 
 void
@@ -267,7 +285,7 @@ void
 torsim_stream_link_ready (TorsimStream * s)
 {
   if (s->state == STREAM_WAITING)
-    stream_open (s);
+    connect_target (s);
 }
 
 void
