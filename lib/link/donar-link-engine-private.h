@@ -45,10 +45,10 @@ typedef struct
   /* This connection's nonce, which the peer's HELLO must answer. */
   guint8 nonce[DONAR_WIRE_NONCE];
   /* The round trip measured as the link opened (µs), -1 until known:
-   * caller, from the SOCKS reply (or the TCP connection) to the peer's
-   * first bytes, its HELLO answering ours; callee, from accepting the
-   * connection to the caller's HELLO, which the caller writes once the
-   * callee's tor has said "connected" back through the circuit. */
+   * caller, from the SOCKS reply (or the TCP connection) to the callee's
+   * HELLO, which answers ours, sent as the callee's CHALLENGE came right
+   * behind the reply; callee, from accepting the connection (its
+   * CHALLENGE out) to the caller's HELLO, which answers it. */
   gint64 rtt_us;
   gboolean awaiting_peer;       /* caller: our HELLO is out, no reply yet */
   /* In links_up, LINK_UP raised: both HELLOs crossed (count_up). */

@@ -163,8 +163,6 @@ read_input (DonarLink * link, struct bufferevent *bev)
       break;
     if (link->state != DONAR_LINK_OPEN || length == 0)
       continue;
-    if (link->awaiting_peer)
-      link->rtt_us = now - link->opened_at;
     error = donar_session_receive (engine->session, link->index, data,
         length, now);
     if (error != DONAR_OK) {
@@ -172,7 +170,10 @@ read_input (DonarLink * link, struct bufferevent *bev)
           donar_error_to_string (error));
       break;
     }
+    /* The callee's HELLO answers ours, sent as its CHALLENGE came with
+     * tor's SOCKS reply: one round trip of the circuit. */
     if (link->awaiting_peer && link_authenticated (link)) {
+      link->rtt_us = now - link->opened_at;
       link->awaiting_peer = FALSE;
       count_up (link);
     }

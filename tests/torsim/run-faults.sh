@@ -13,8 +13,8 @@
 #      direction, the caller's memory stays flat, and the call goes on once
 #      the callee reads again.  Then the callee is killed (-9): the caller
 #      sees every link go down, reports PEER_UNREACHABLE (--peer-timeout 3),
-#      keeps redialing with flat memory and exits at its --seconds with its
-#      JSON report;
+#      which ends the call (no more dials), keeps its memory flat and exits
+#      at its --seconds with its JSON report;
 #   C  the control connections closed (DONAR-CLOSE-CONTROLS): tor removes
 #      the callee's onion with its connection.  The callee says so at once
 #      (tor-lost), goes on over its open links, and exits with status 1
@@ -295,7 +295,7 @@ wait_for_line "$work/caller-b.log" "peer-unreachable"
 rss_gone=$(rss "$caller_pid_b")
 sleep 5
 rss_later=$(rss "$caller_pid_b")
-echo "caller b: VmRSS $rss_gone kB, then $rss_later kB while redialing" >&2
+echo "caller b: VmRSS $rss_gone kB, then $rss_later kB after the call ended" >&2
 [ $((rss_later - rss_gone)) -lt 4096 ]
 
 # D: the caller's stalled links are closed and dialed again; its memory
