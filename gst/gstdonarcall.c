@@ -526,6 +526,22 @@ post_ready (GstDonarCall * call, GstDonarCallClient * client)
     client->on_ready (client);
 }
 
+/* Under call->lock: the setup ended without a call.  A cancelled setup is
+ * no failure: it was stopped because no element wants the call any more. */
+static gboolean
+setup_failed (GstDonarCall * call)
+{
+  return call->done && call->call == NULL && call->error &&
+      !g_error_matches (call->error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+}
+
+static void
+post_setup_error (GstElement * element, const gchar * reason)
+{
+  GST_ELEMENT_ERROR (element, RESOURCE, OPEN_READ_WRITE,
+      ("The DONAR call could not be set up."), ("%s", reason));
+}
+
 static void
 client_ready (GstDonarCall * call, GstDonarCallClient * client)
 {
@@ -548,11 +564,16 @@ client_ready (GstDonarCall * call, GstDonarCallClient * client)
     }
     if (call_is_ready (call))
       post_ready (call, client);
-  } else if (call->error &&
-      !g_error_matches (call->error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+  } else if (setup_failed (call)) {
+    /* The error before the end of the progress: gst-launch-1.0 takes that
+     * end as its cue to go to PLAYING, and quits on the error only if the
+     * error came first (else PLAYING fails too, and says so again). */
+    post_setup_error (element, call->error->message);
     post_progress (client, GST_PROGRESS_TYPE_ERROR, call->error->message);
-    GST_ELEMENT_ERROR (element, RESOURCE, OPEN_READ_WRITE,
-        ("The DONAR call could not be set up."), ("%s", call->error->message));
+  } else {
+    /* Every start has its end, or an application that waits for the
+     * progress to end waits for ever. */
+    post_progress (client, GST_PROGRESS_TYPE_CANCELED, "call setup canceled");
   }
 }
 
@@ -948,6 +969,18 @@ gst_donar_call_client_start (GstDonarCallClient * client)
   }
 
   g_mutex_lock (&call->lock);
+  /* A call whose setup failed fails the state change that would join it:
+   * an error posted while start () succeeds can be lost (see
+   * gst_donar_call_client_play ()). */
+  if (setup_failed (call)) {
+    gchar *reason = g_strdup (call->error->message);
+
+    g_mutex_unlock (&call->lock);
+    post_setup_error (element, reason);
+    g_free (reason);
+    call_unref (call);
+    return FALSE;
+  }
   call->clients = g_list_append (call->clients, client);
   /* A late element hears what the others heard: the links up now. */
   if (call->links_up > 0)
@@ -994,8 +1027,41 @@ gst_donar_call_client_stop (GstDonarCallClient * client)
     return;
   g_mutex_lock (&call->lock);
   call->clients = g_list_remove (call->clients, client);
+  /* This element's start of the progress gets its end: the setup thread
+   * no longer posts it to this element. */
+  if (!call->done)
+    post_progress (client, GST_PROGRESS_TYPE_CANCELED, "call setup canceled");
   g_mutex_unlock (&call->lock);
   call_unref (call);
+}
+
+/* gst-launch-1.0 (1.22) quits on an error from its bus sync handler, with
+ * g_main_loop_quit (), which is lost when it comes before
+ * g_main_loop_run (): an error the setup thread posts while the state
+ * change to PAUSED returns is printed and then ignored, and the end of the
+ * progress takes the pipeline to PLAYING, for ever.  That end is handled in
+ * the running loop, and so is the state change to PLAYING it starts:
+ * failing it with the error again is heard.  Applications that listen
+ * earlier hear the first error and need not go to PLAYING. */
+gboolean
+gst_donar_call_client_play (GstDonarCallClient * client)
+{
+  /* Not under the element's lock: state changes do not overlap, and only
+   * they set client->call. */
+  GstDonarCall *call = client->call;
+  gchar *reason = NULL;
+
+  if (call == NULL)
+    return TRUE;
+  g_mutex_lock (&call->lock);
+  if (setup_failed (call))
+    reason = g_strdup (call->error->message);
+  g_mutex_unlock (&call->lock);
+  if (reason == NULL)
+    return TRUE;
+  post_setup_error (client->element, reason);
+  g_free (reason);
+  return FALSE;
 }
 
 static DonarLinkEngine *

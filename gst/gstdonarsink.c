@@ -108,6 +108,8 @@ static void gst_donar_sink_set_property (GObject * object, guint prop_id,
 static void gst_donar_sink_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
 static void gst_donar_sink_finalize (GObject * object);
+static GstStateChangeReturn gst_donar_sink_change_state (GstElement * element,
+    GstStateChange transition);
 static gboolean gst_donar_sink_start (GstBaseSink * sink);
 static gboolean gst_donar_sink_stop (GstBaseSink * sink);
 static gboolean gst_donar_sink_set_caps (GstBaseSink * sink, GstCaps * caps);
@@ -134,6 +136,7 @@ gst_donar_sink_class_init (GstDonarSinkClass * klass)
       "Sends RTP packets over a DONAR call: Tor onion links with telephone "
       "quality", "DONAR for GStreamer");
 
+  element_class->change_state = GST_DEBUG_FUNCPTR (gst_donar_sink_change_state);
   basesink_class->start = GST_DEBUG_FUNCPTR (gst_donar_sink_start);
   basesink_class->stop = GST_DEBUG_FUNCPTR (gst_donar_sink_stop);
   basesink_class->set_caps = GST_DEBUG_FUNCPTR (gst_donar_sink_set_caps);
@@ -208,6 +211,19 @@ gst_donar_sink_get_property (GObject * object, guint prop_id, GValue * value,
       !gst_donar_call_client_get_property (&self->client,
           prop_id - PROP_CALL_FIRST, value))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+}
+
+/* A setup that failed fails PLAYING with its error again: the first may
+ * not have been heard (gst_donar_call_client_play ()). */
+static GstStateChangeReturn
+gst_donar_sink_change_state (GstElement * element, GstStateChange transition)
+{
+  GstDonarSink *self = GST_DONAR_SINK (element);
+
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING &&
+      !gst_donar_call_client_play (&self->client))
+    return GST_STATE_CHANGE_FAILURE;
+  return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
 }
 
 static gboolean

@@ -88,6 +88,8 @@ static void gst_donar_src_set_property (GObject * object, guint prop_id,
 static void gst_donar_src_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
 static void gst_donar_src_finalize (GObject * object);
+static GstStateChangeReturn gst_donar_src_change_state (GstElement * element,
+    GstStateChange transition);
 static gboolean gst_donar_src_start (GstBaseSrc * src);
 static gboolean gst_donar_src_stop (GstBaseSrc * src);
 static gboolean gst_donar_src_unlock (GstBaseSrc * src);
@@ -128,6 +130,7 @@ gst_donar_src_class_init (GstDonarSrcClass * klass)
       "Receives RTP packets from a DONAR call: Tor onion links with "
       "telephone quality", "DONAR for GStreamer");
 
+  element_class->change_state = GST_DEBUG_FUNCPTR (gst_donar_src_change_state);
   basesrc_class->start = GST_DEBUG_FUNCPTR (gst_donar_src_start);
   basesrc_class->stop = GST_DEBUG_FUNCPTR (gst_donar_src_stop);
   basesrc_class->unlock = GST_DEBUG_FUNCPTR (gst_donar_src_unlock);
@@ -196,6 +199,19 @@ gst_donar_src_get_property (GObject * object, guint prop_id, GValue * value,
           prop_id - PROP_CALL_FIRST, value)) {
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   }
+}
+
+/* A setup that failed fails PLAYING with its error again: the first may
+ * not have been heard (gst_donar_call_client_play ()). */
+static GstStateChangeReturn
+gst_donar_src_change_state (GstElement * element, GstStateChange transition)
+{
+  GstDonarSrc *self = GST_DONAR_SRC (element);
+
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING &&
+      !gst_donar_call_client_play (&self->client))
+    return GST_STATE_CHANGE_FAILURE;
+  return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
 }
 
 static gboolean

@@ -3,8 +3,8 @@
  * in the number of links up, and buffers-sent counting only what the
  * links carry.  A callee alone, then a duplex call over donar-torsim
  * (links dialed through its SOCKS port, frames carried with its model's
- * delays), RTP packets pushed from the start on both ends.  Under the
- * leaks tracer. */
+ * delays), RTP packets pushed from the start on both ends.  A setup that
+ * fails, and one stopped while it runs.  Under the leaks tracer. */
 #include "elements-test.h"
 
 #include <gst/gst.h>
@@ -321,6 +321,155 @@ test_torsim_call (void)
   elements_test_torsim_stop (&torsim);
 }
 
+/* The next ERROR or PROGRESS message on pipeline's bus; fails the test
+ * without one within SETUP_TIMEOUT. */
+static GstMessage *
+next_error_or_progress (GstElement * pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, SETUP_TIMEOUT,
+      GST_MESSAGE_ERROR | GST_MESSAGE_PROGRESS);
+
+  gst_object_unref (bus);
+  g_assert_nonnull (msg);
+  return msg;
+}
+
+static GstProgressType
+progress_type (GstMessage * msg)
+{
+  GstProgressType type;
+
+  gst_message_parse_progress (msg, &type, NULL, NULL);
+  return type;
+}
+
+/* PAUSED (the source is live), and the setup's progress starts. */
+static void
+pause_until_start (GstElement * pipeline)
+{
+  GstMessage *msg;
+
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PAUSED), ==,
+      GST_STATE_CHANGE_NO_PREROLL);
+  msg = next_error_or_progress (pipeline);
+  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_PROGRESS);
+  g_assert_cmpint (progress_type (msg), ==, GST_PROGRESS_TYPE_START);
+  gst_message_unref (msg);
+}
+
+/* An ERROR message from element, the setup's, with reason in its debug
+ * text. */
+static void
+check_setup_error (GstMessage * msg, const gchar * element,
+    const gchar * reason)
+{
+  GError *error = NULL;
+  gchar *debug = NULL;
+
+  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_ERROR);
+  g_assert_cmpstr (GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), ==, element);
+  gst_message_parse_error (msg, &error, &debug);
+  g_assert_error (error, GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_OPEN_READ_WRITE);
+  g_assert_nonnull (strstr (debug, reason));
+  g_clear_error (&error);
+  g_free (debug);
+}
+
+/* A setup that fails in the setup thread (tor-control=9: nothing listens):
+ * the error, then the progress's end; then PLAYING fails with the error
+ * again, and so does an element that joins the call.  An application that
+ * missed the first error (gst-launch-1.0 may) hears it there. */
+static void
+test_setup_failed (void)
+{
+  const gchar *reason = "cannot connect to tor's control port 127.0.0.1:9";
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch ("donarsrc name=src call=c "
+      "tor-control=9 callee=true ! fakesink appsrc ! donarsink name=sink "
+      "call=c tor-control=9 callee=true", &error);
+  GstElement *sink;
+  GstMessage *msg;
+
+  g_assert_no_error (error);
+  /* The sink joins the call once its setup has failed. */
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  gst_element_set_locked_state (sink, TRUE);
+  pause_until_start (pipeline);
+  while ((msg = next_error_or_progress (pipeline)) &&
+      GST_MESSAGE_TYPE (msg) == GST_MESSAGE_PROGRESS) {
+    g_assert_cmpint (progress_type (msg), ==, GST_PROGRESS_TYPE_CONTINUE);
+    gst_message_unref (msg);
+  }
+  check_setup_error (msg, "src", reason);
+  gst_message_unref (msg);
+  msg = next_error_or_progress (pipeline);
+  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_PROGRESS);
+  g_assert_cmpint (progress_type (msg), ==, GST_PROGRESS_TYPE_ERROR);
+  gst_message_unref (msg);
+
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), ==,
+      GST_STATE_CHANGE_FAILURE);
+  msg = next_error_or_progress (pipeline);
+  check_setup_error (msg, "src", reason);
+  gst_message_unref (msg);
+
+  g_assert_cmpint (gst_element_set_state (sink, GST_STATE_PAUSED), ==,
+      GST_STATE_CHANGE_FAILURE);
+  msg = next_error_or_progress (pipeline);
+  check_setup_error (msg, "sink", reason);
+  gst_message_unref (msg);
+
+  gst_element_set_state (sink, GST_STATE_NULL);
+  gst_object_unref (sink);
+  elements_test_stop (pipeline);
+}
+
+/* An element stopped while the setup runs ends its progress: CANCELED.  A
+ * control port that takes the connection and never answers keeps the setup
+ * running until then. */
+static void
+test_setup_stopped (void)
+{
+  GSocketListener *listener = g_socket_listener_new ();
+  GInetAddress *loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *any = g_inet_socket_address_new (loopback, 0);
+  GSocketAddress *bound = NULL;
+  GError *error = NULL;
+  GstElement *pipeline;
+  GstMessage *msg;
+  gchar *description;
+
+  g_socket_listener_add_address (listener, any, G_SOCKET_TYPE_STREAM,
+      G_SOCKET_PROTOCOL_TCP, NULL, &bound, &error);
+  g_assert_no_error (error);
+  description = g_strdup_printf ("donarsrc tor-control=%u callee=true ! "
+      "fakesink", g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS
+          (bound)));
+  pipeline = gst_parse_launch (description, &error);
+  g_assert_no_error (error);
+  pause_until_start (pipeline);
+
+  /* READY, not NULL: NULL flushes the bus. */
+  gst_element_set_state (pipeline, GST_STATE_READY);
+  while ((msg = next_error_or_progress (pipeline)) &&
+      GST_MESSAGE_TYPE (msg) == GST_MESSAGE_PROGRESS &&
+      progress_type (msg) == GST_PROGRESS_TYPE_CONTINUE)
+    gst_message_unref (msg);
+  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_PROGRESS);
+  g_assert_cmpint (progress_type (msg), ==, GST_PROGRESS_TYPE_CANCELED);
+  gst_message_unref (msg);
+
+  elements_test_stop (pipeline);
+  g_free (description);
+  g_object_unref (bound);
+  g_object_unref (any);
+  g_object_unref (loopback);
+  g_socket_listener_close (listener);
+  g_object_unref (listener);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -328,5 +477,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/callstate/callee-alone", test_callee_alone);
   g_test_add_func ("/callstate/torsim-call", test_torsim_call);
+  g_test_add_func ("/callstate/setup-failed", test_setup_failed);
+  g_test_add_func ("/callstate/setup-stopped", test_setup_stopped);
   return elements_test_finish (g_test_run (), leaks);
 }
