@@ -7,7 +7,8 @@
 # least 98 % of the other's frames with a median one-way delay of Tor's
 # order, and the caller must have dialed the failed link again and know
 # the relays of every link open at the end (torsim's CIRC events and
-# circuit-status name each link's SOCKS username).
+# circuit-status name each link's SOCKS username).  The caller hangs up
+# at its end, and the callee, due to go on until 30 s, stops at its BYE.
 # Everything started is stopped by PID, also on failure.
 #
 #   run-call.sh DONAR_TORSIM DONAR_CALL PYTHON
@@ -26,7 +27,7 @@ wait_for_file "$work/ports"
 grep -q READY "$work/ports"
 eval "$(grep _PORT= "$work/ports")"
 
-"$donar_call" callee --tor-control "$CONTROL_PORT" --seconds 14 \
+"$donar_call" callee --tor-control "$CONTROL_PORT" --seconds 30 \
   --address-file "$work/address" --setup-timeout 20 --json \
   > "$work/callee.json" 2> "$work/callee.log" &
 pids+=($!)
@@ -78,6 +79,14 @@ if caller["link_downs"] < 1 or caller["connections_opened"] <= 12:
     ok = False
 if caller["paths_known"] != caller["links_up"] or caller["links_up"] == 0:
     print("caller: the paths of %d of its %d open links known" % (caller["paths_known"], caller["links_up"]), file=sys.stderr)
+    ok = False
+# The caller hangs up at its end: the callee, due to send for 30 s, stops
+# at its BYE, with every frame the caller sent.
+if caller["ended"] is not None or callee["ended"] != "peer-hung-up":
+    print("ended: caller %s, callee %s (not null, peer-hung-up)" % (caller["ended"], callee["ended"]), file=sys.stderr)
+    ok = False
+if callee["seconds"] > 25:
+    print("callee: sent for %.1f s, though the caller hung up" % callee["seconds"], file=sys.stderr)
     ok = False
 sys.exit(0 if ok else 1)
 PY

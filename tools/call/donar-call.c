@@ -293,6 +293,23 @@ percentile (GArray * sorted, gdouble p)
   return g_array_index (sorted, gdouble, index);
 }
 
+/* How the call ended before this end hung up, or NULL. */
+static const gchar *
+end_text (DonarCall * call)
+{
+  DonarByeReason reason;
+
+  switch (donar_link_engine_get_end (donar_call_get_engine (call), &reason)) {
+    case DONAR_LINK_END_BY_PEER:
+      return reason == DONAR_BYE_HUNG_UP ? "peer-hung-up" :
+          reason == DONAR_BYE_FAILED ? "peer-failed" : "peer-ended";
+    case DONAR_LINK_END_PEER_LOST:
+      return "peer-lost";
+    default:
+      return NULL;
+  }
+}
+
 static void
 report (const Options * options, DonarCall * call, Status * status,
     Received * received, guint32 frames_sent, gdouble seconds,
@@ -322,6 +339,8 @@ report (const Options * options, DonarCall * call, Status * status,
     g_string_append (messages, ", \"tor_lost\": ");
     tool_json_append_string (messages, status->tor_lost);
     g_mutex_unlock (&status->lock);
+    g_string_append (messages, ", \"ended\": ");
+    tool_json_append_string (messages, end_text (call));
     g_print ("{\"seconds\": %.1f, \"policy\": \"%s\", \"budget\": %.2f, "
         "\"messages_per_frame\": %.3f, \"frames_sent\": %u, "
         "\"frames_received\": %u, \"frames_expected\": %u, "
@@ -361,7 +380,8 @@ report (const Options * options, DonarCall * call, Status * status,
 }
 
 /* Sends for options->seconds once enough links are up, receiving all the
- * while, then listens 2 s more for the frames still on the way. */
+ * while, then listens 2 s more for the frames still on the way; less if
+ * the peer hangs up. */
 static void
 run_call (const Options * options, DonarCall * call, Status * status)
 {
@@ -405,6 +425,10 @@ run_call (const Options * options, DonarCall * call, Status * status)
     if (in) {
       take_frame (&received, in);
       g_free (in);
+    } else if (donar_link_engine_get_end (engine, NULL) ==
+        DONAR_LINK_END_BY_PEER) {
+      /* The peer hung up, and every frame it sent came first. */
+      break;
     }
   }
   now = g_get_monotonic_time ();
@@ -576,8 +600,8 @@ main (int argc, char **argv)
     {"setup-timeout", 0, 0, G_OPTION_ARG_INT, &o.setup_timeout_s,
         "Seconds for each setup step: bootstrap, publishing (120)", "S"},
     {"peer-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o.peer_timeout_s,
-        "Report the peer unreachable after this long with no link open "
-          "(60)", "S"},
+        "End the call, the peer unreachable, after this long with no link "
+          "open (60)", "S"},
     {"json", 0, 0, G_OPTION_ARG_NONE, &o.json,
         "The report as one JSON object", NULL},
     {"quiet", 0, 0, G_OPTION_ARG_NONE, &o.quiet,
@@ -661,6 +685,9 @@ main (int argc, char **argv)
     }
   }
   run_call (&o, call, &status);
+  /* The peer is told, not left to its peer timeout. */
+  donar_link_engine_end (donar_call_get_engine (call), DONAR_BYE_HUNG_UP,
+      G_USEC_PER_SEC);
   donar_call_free (call);
   if (never_reached (&status)) {
     g_printerr ("donar-call: %s\n", status.unreachable);
