@@ -577,6 +577,7 @@ donar_session_link_up (DonarSession * session, guint link,
     return;
   size = donar_wire_encode_challenge (nonce, session->record,
       sizeof session->record);
+  session->links[link].messages_sent++;
   session->links[link].bytes_sent += size;
   session->stats.bytes_sent += size;
   session->callbacks.send (session->user_data, link, session->record, size);
