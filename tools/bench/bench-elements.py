@@ -351,6 +351,8 @@ def report_table(modes, policies, ratios):
     row("context switches, whole endpoint", lambda c: rng(modes[c]["sw"], "%.2f"))
     row("context switches beyond the baseline",
         lambda c: "–" if c == "baseline" else rng(modes[c]["sw_beyond"], "%+.2f"))
+    row("… of them voluntary (the threads' waits)",
+        lambda c: "–" if c == "baseline" else rng(modes[c]["vol_beyond"], "%+.2f"))
     row("one-way delay p50 / p99 (ms)", lambda c: "–" if c == "baseline" else "%s / %s" % (
         rng([x[0] for x in modes[c]["lat"]], "%.2f"),
         rng([x[1] for x in modes[c]["lat"]], "%.2f")))
@@ -382,7 +384,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="bench-elements-") as tmp:
         try:
             policies = [p for p in a.policies.split(",") if p]
-            modes = {m: {k: [] for k in ("cpu", "cpu_beyond", "sw", "sw_beyond",
+            modes = {m: {k: [] for k in ("cpu", "cpu_beyond", "sw", "sw_beyond", "vol_beyond",
                                          "rss_beyond", "hwm_beyond", "lat")}
                      for m in ["baseline", "udp"] + policies}
             ratios = {}
@@ -402,12 +404,14 @@ def main():
                 base = baseline_runs(build, a.seconds)
                 b_cpu = min(x["cpu_us_per_event"] for x in base)
                 b_sw = min(x["switches_per_event"] for x in base)
+                b_vol = min(x["voluntary_switches_per_event"] for x in base)
                 b_rss = min(x["vmrss_kib"] for x in base)
                 b_hwm = min(x["vmhwm_kib"] for x in base)
                 modes["baseline"]["cpu"].append(b_cpu)
                 modes["baseline"]["sw"].append(b_sw)
-                print("  run %d baseline (best of 2): %.1f µs/event, %.2f switches/event, "
-                      "VmRSS %.1f MiB" % (run + 1, b_cpu, b_sw, b_rss / 1024), flush=True)
+                print("  run %d baseline (best of 2): %.1f µs/event, %.2f switches/event "
+                      "(%.2f voluntary), VmRSS %.1f MiB"
+                      % (run + 1, b_cpu, b_sw, b_vol, b_rss / 1024), flush=True)
                 for mode in ["udp"] + policies:
                     res, lats = got[mode]
                     m = modes[mode]
@@ -417,14 +421,17 @@ def main():
                         m["cpu_beyond"].append(r["cpu_us_per_event"] - b_cpu)
                         m["sw"].append(r["switches_per_event"])
                         m["sw_beyond"].append(r["switches_per_event"] - b_sw)
+                        m["vol_beyond"].append(r["voluntary_switches_per_event"] - b_vol)
                         m["rss_beyond"].append((r["vmrss_kib"] - b_rss) / 1024)
                         m["hwm_beyond"].append((r["vmhwm_kib"] - b_hwm) / 1024)
                         print("  run %d %s %s: %.1f µs/event (%+.1f), %.2f switches/event "
-                              "(%+.2f), VmRSS %.1f MiB, VmHWM %.1f MiB, %d frames sent, "
+                              "(%+.2f; voluntary %+.2f), VmRSS %.1f MiB, VmHWM %.1f MiB, %d frames sent, "
                               "%d received"
                               % (run + 1, mode, role, r["cpu_us_per_event"],
                                  r["cpu_us_per_event"] - b_cpu, r["switches_per_event"],
-                                 r["switches_per_event"] - b_sw, r["vmrss_kib"] / 1024,
+                                 r["switches_per_event"] - b_sw,
+                                 r["voluntary_switches_per_event"] - b_vol,
+                                 r["vmrss_kib"] / 1024,
                                  r["vmhwm_kib"] / 1024, r["frames_sent"],
                                  r["frames_received"]), flush=True)
                     print("  run %d %s one-way delay sink -> src: p50 %.3f ms, p99 %.3f ms, "

@@ -103,12 +103,15 @@ now_us (void)
 }
 
 static gdouble
-cpu_s (gdouble * user, gdouble * sys, glong * switches)
+cpu_s (gdouble * user, gdouble * sys, glong * switches, glong * voluntary)
 {
   struct rusage r;
 
   getrusage (RUSAGE_SELF, &r);
   *switches = r.ru_nvcsw + r.ru_nivcsw;
+  /* Apart: the involuntary ones are mostly preemptions by other work on a
+   * shared machine, the voluntary ones the waits of the threads. */
+  *voluntary = r.ru_nvcsw;
   *user = r.ru_utime.tv_sec + r.ru_utime.tv_usec / 1e6;
   *sys = r.ru_stime.tv_sec + r.ru_stime.tv_usec / 1e6;
   return *user + *sys;
@@ -416,7 +419,7 @@ main (int argc, char **argv)
       g_option_context_new ("[callee | caller]");
   GError *error = NULL;
   gdouble u0, s0, u1, s1, c0, c1;
-  glong w0, w1;
+  glong w0, w1, v0, v1;
   gint64 sent0, recv0, sent1, recv1, start, end, t_all;
   guint64 rss, hwm;
 
@@ -488,12 +491,12 @@ main (int argc, char **argv)
   wait_us (&b, t_all + (gint64) (o->warmup * G_USEC_PER_SEC));
 
   CALLGRIND_ZERO_STATS;
-  c0 = cpu_s (&u0, &s0, &w0);
+  c0 = cpu_s (&u0, &s0, &w0, &v0);
   sent0 = g_atomic_pointer_get (&b.frames_sent);
   recv0 = g_atomic_pointer_get (&b.frames_received);
   start = now_us ();
   wait_us (&b, start + (gint64) (o->seconds * G_USEC_PER_SEC));
-  c1 = cpu_s (&u1, &s1, &w1);
+  c1 = cpu_s (&u1, &s1, &w1, &v1);
   end = now_us ();
   CALLGRIND_DUMP_STATS_AT ("window");
   sent1 = g_atomic_pointer_get (&b.frames_sent);
@@ -516,13 +519,15 @@ main (int argc, char **argv)
         "\"frames_sent\": %" G_GINT64_FORMAT ", \"frames_received\": %"
         G_GINT64_FORMAT ", \"cpu_s\": %.4f, \"user_s\": %.4f, "
         "\"sys_s\": %.4f, \"cpu_us_per_event\": %.2f, "
-        "\"switches_per_event\": %.2f, \"vmrss_kib\": %"
+        "\"switches_per_event\": %.2f, "
+        "\"voluntary_switches_per_event\": %.2f, \"vmrss_kib\": %"
         G_GUINT64_FORMAT ", \"vmhwm_kib\": %" G_GUINT64_FORMAT "}\n",
         o->baseline ? "baseline" : o->udp ? "udp" : "donar", o->role,
         (end - start) / 1e6, sent1 - sent0, recv1 - recv0,
         c1 - c0, u1 - u0, s1 - s0,
         events > 0 ? (c1 - c0) * 1e6 / events : 0.0,
-        events > 0 ? (w1 - w0) / events : 0.0, rss, hwm);
+        events > 0 ? (w1 - w0) / events : 0.0,
+        events > 0 ? (v1 - v0) / events : 0.0, rss, hwm);
   }
   if (o->times) {
     g_autofree gchar *sent = g_strconcat (o->times, ".sent", NULL);
