@@ -2,14 +2,21 @@
 """The figures of docs/performance.md, "The elements" (a benchmark, not a test).
 
     tools/bench/bench-elements.py [--build DIR] [--runs N] [--seconds S]
-        [--skip-torsim] [--tor-network] [--callgrind]
+        [--policies alternate,double-send,adaptive] [--skip-torsim]
+        [--tor-network] [--callgrind]
 
-Each figure against the elements' target of issue 5:
+Each figure against the elements' target of issue 5 (and issue 14's):
 
 1. CPU per frame event of one endpoint (12 links, 25 frames/s each way,
    direct transport over 127.0.0.1): build/tools/donar-bench-elements, a
    callee and a caller (two processes), each against its baseline (the same
-   pipeline shape without the donar elements, run right after).
+   pipeline shape without the donar elements, run right after), once per
+   policy of --policies.  In the same run the anchor: the same frames
+   through udpsink and udpsrc, the elements DONAR replaces (two processes
+   in --udp mode, each the other's peer), against the same baseline.  The
+   machine's load moves between runs; within one run the three are measured
+   minutes apart, so the ratio DONAR / udpsink+udpsrc of one run is the
+   figure to compare across machines and days.
 2. Memory beyond GStreamer's own: VmRSS (and VmHWM) of the same endpoint
    minus its baseline.
 3. The one-way delay donarsink + donarsrc add on zero-delay links: per frame,
@@ -86,14 +93,40 @@ def read_times(path):
     return times
 
 
-def elements_run(build, tmp, seconds):
-    """One call of two donar-bench-elements, then a baseline per role."""
+def bench_common(build, seconds):
     tool = os.path.join(build, "tools", "donar-bench-elements")
     env = dict(os.environ, GST_PLUGIN_PATH=os.path.join(build, "gst"))
+    return tool, env, ["--seconds", str(seconds), "--warmup", "2", "--tail", "3"]
+
+
+def pair_results(procs, seconds):
+    res = {}
+    for role, p in procs:
+        out, _ = p.communicate(timeout=seconds + 60)
+        if p.returncode != 0:
+            raise RuntimeError("donar-bench-elements %s exited %d" % (role, p.returncode))
+        res[role] = json.loads(out.strip().splitlines()[-1])
+    PROCS.clear()
+    return res
+
+
+def pair_delays(tmp):
+    lat = []
+    for a, b in (("caller", "callee"), ("callee", "caller")):
+        sent = read_times(os.path.join(tmp, a + ".sent"))
+        recv = read_times(os.path.join(tmp, b + ".recv"))
+        lat += [(recv[s] - t) / 1000.0 for s, t in sent.items() if s in recv]
+    return lat
+
+
+def elements_run(build, tmp, seconds, policy):
+    """One call of two donar-bench-elements: each end's figures, and the
+    one-way delays of both directions."""
+    tool, env, common = bench_common(build, seconds)
+    common = common + ["--policy", policy]
     address = os.path.join(tmp, "address")
     if os.path.exists(address):
         os.unlink(address)
-    common = ["--seconds", str(seconds), "--warmup", "2", "--tail", "3"]
     callee = start([tool, "callee", "--address-file", address,
                     "--times", os.path.join(tmp, "callee")] + common,
                    env=env, stdout=subprocess.PIPE, text=True)
@@ -101,24 +134,45 @@ def elements_run(build, tmp, seconds):
     caller = start([tool, "caller", "--address", addr,
                     "--times", os.path.join(tmp, "caller")] + common,
                    env=env, stdout=subprocess.PIPE, text=True)
-    res = {}
-    for role, p in (("caller", caller), ("callee", callee)):
-        out, _ = p.communicate(timeout=seconds + 60)
-        if p.returncode != 0:
-            raise RuntimeError("donar-bench-elements %s exited %d" % (role, p.returncode))
-        res[role] = json.loads(out.strip().splitlines()[-1])
-    PROCS.clear()
+    res = pair_results((("caller", caller), ("callee", callee)), seconds)
+    return res, pair_delays(tmp)
+
+
+def udp_ports():
+    """Two free UDP ports on 127.0.0.1 (free when asked; nothing else here
+    binds UDP ports in between)."""
+    socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]
+    for s in socks:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in socks]
+    for s in socks:
+        s.close()
+    return ports
+
+
+def udp_run(build, tmp, seconds):
+    """The anchor: two donar-bench-elements --udp, each the other's peer,
+    the same frames as a call each way; figures and delays as a call's."""
+    tool, env, common = bench_common(build, seconds)
+    a, b = udp_ports()
+    procs = []
+    for role, port, peer in (("callee", a, b), ("caller", b, a)):
+        procs.append((role, start([
+            tool, role, "--udp", "--port", str(port), "--peer-port", str(peer),
+            "--times", os.path.join(tmp, role)] + common,
+            env=env, stdout=subprocess.PIPE, text=True)))
+    res = pair_results(procs, seconds)
+    return res, pair_delays(tmp)
+
+
+def baseline_runs(build, seconds, n=2):
+    tool, env, common = bench_common(build, seconds)
     base = []
-    for _ in range(2):
+    for _ in range(n):
         out = subprocess.run([tool, "--baseline"] + common, env=env, check=True,
                              stdout=subprocess.PIPE, text=True).stdout
         base.append(json.loads(out.strip().splitlines()[-1]))
-    lat = []
-    for a, b in (("caller", "callee"), ("callee", "caller")):
-        sent = read_times(os.path.join(tmp, a + ".sent"))
-        recv = read_times(os.path.join(tmp, b + ".recv"))
-        lat += [(recv[s] - t) / 1000.0 for s, t in sent.items() if s in recv]
-    return res, base, lat
+    return base
 
 
 def callgrind_summary(path):
@@ -130,7 +184,8 @@ def callgrind_summary(path):
 
 def callgrind_run(build, tmp, seconds):
     """Instructions (user space, all threads) per frame event of the window,
-    each end and its baseline under valgrind --tool=callgrind."""
+    each end, the anchor's (udp-caller, udp-callee) and the baseline under
+    valgrind --tool=callgrind."""
     tool = os.path.join(build, "tools", "donar-bench-elements")
     env = dict(os.environ, GST_PLUGIN_PATH=os.path.join(build, "gst"))
     address = os.path.join(tmp, "cg-address")
@@ -148,6 +203,16 @@ def callgrind_run(build, tmp, seconds):
                    env=env, stdout=subprocess.PIPE, text=True)
     res = {}
     for role, p in (("caller", caller), ("callee", callee)):
+        out, _ = p.communicate(timeout=seconds + 120)
+        res[role] = json.loads(out.strip().splitlines()[-1])
+    PROCS.clear()
+    a, b = udp_ports()
+    procs = []
+    for role, port, peer in (("callee", a, b), ("caller", b, a)):
+        procs.append(("udp-" + role, start(vg("udp-" + role) + [
+            tool, role, "--udp", "--port", str(port), "--peer-port", str(peer)] + common,
+            env=env, stdout=subprocess.PIPE, text=True)))
+    for role, p in procs:
         out, _ = p.communicate(timeout=seconds + 120)
         res[role] = json.loads(out.strip().splitlines()[-1])
     PROCS.clear()
@@ -262,17 +327,38 @@ def tor_network_links(build, tmp, runs):
     return times
 
 
-def report_elements(results, cpu, switches, rss, hwm, lat):
-    results["cpu_us_per_event"] = cpu
-    results["switches_per_event"] = switches
-    results["rss_mib"] = rss
-    results["hwm_mib"] = hwm
-    results["elements_delay_ms"] = lat
-    print("CPU per frame event beyond the baseline: %s µs; context switches: %s"
-          % (rng(cpu), rng(switches, "%.2f")))
-    print("memory beyond the baseline: VmRSS %s MiB, VmHWM %s MiB" % (rng(rss), rng(hwm)))
-    print("one-way delay donarsink -> donarsrc (direct): p50 %s ms, p99 %s ms"
-          % (rng([x[0] for x in lat], "%.3f"), rng([x[1] for x in lat], "%.3f")), flush=True)
+def mean(values):
+    return sum(values) / len(values)
+
+
+def report_table(modes, policies, ratios):
+    """The table of docs/performance.md: each mode's ranges over its runs and
+    ends, the ratio to the anchor within each run."""
+    cols = ["baseline", "udp"] + policies
+    names = {"baseline": "baseline (appsrc ! fakesink ×2)",
+             "udp": "udpsink / udpsrc (the anchor)"}
+    print("\n| per frame event | " + " | ".join(
+        names.get(c, "DONAR " + c.upper()) for c in cols) + " |")
+    print("|---" * (len(cols) + 1) + "|")
+
+    def row(label, f):
+        print("| %s | %s |" % (label, " | ".join(f(c) for c in cols)))
+    row("CPU, whole endpoint (µs)", lambda c: rng(modes[c]["cpu"]))
+    row("CPU beyond the baseline (µs)",
+        lambda c: "–" if c == "baseline" else rng(modes[c]["cpu_beyond"]))
+    row("… ÷ the anchor's, same run",
+        lambda c: rng(ratios[c], "%.2f") if c in ratios else "–")
+    row("context switches, whole endpoint", lambda c: rng(modes[c]["sw"], "%.2f"))
+    row("context switches beyond the baseline",
+        lambda c: "–" if c == "baseline" else rng(modes[c]["sw_beyond"], "%+.2f"))
+    row("… of them voluntary (the threads' waits)",
+        lambda c: "–" if c == "baseline" else rng(modes[c]["vol_beyond"], "%+.2f"))
+    row("one-way delay p50 / p99 (ms)", lambda c: "–" if c == "baseline" else "%s / %s" % (
+        rng([x[0] for x in modes[c]["lat"]], "%.2f"),
+        rng([x[1] for x in modes[c]["lat"]], "%.2f")))
+    row("VmRSS beyond the baseline (MiB)",
+        lambda c: "–" if c == "baseline" else rng(modes[c]["rss_beyond"]))
+    print(flush=True)
 
 
 def main():
@@ -281,6 +367,9 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=20,
                     help="the measured window of each run (20)")
+    ap.add_argument("--policies", default="alternate",
+                    help="comma-separated policies of the DONAR calls, each in every run "
+                    "(alternate; e.g. alternate,double-send,adaptive)")
     ap.add_argument("--skip-torsim", action="store_true")
     ap.add_argument("--links-only", action="store_true",
                     help="only the time to all links (4.), not 1.-3.")
@@ -294,49 +383,89 @@ def main():
     results = {}
     with tempfile.TemporaryDirectory(prefix="bench-elements-") as tmp:
         try:
-            cpu, switches, rss, hwm, lat = [], [], [], [], []
+            policies = [p for p in a.policies.split(",") if p]
+            modes = {m: {k: [] for k in ("cpu", "cpu_beyond", "sw", "sw_beyond", "vol_beyond",
+                                         "rss_beyond", "hwm_beyond", "lat")}
+                     for m in ["baseline", "udp"] + policies}
+            ratios = {}
             runs = 0 if a.links_only else a.runs
             if runs:
                 print("# 1-3: one endpoint (12 links, 25 frames/s each way, direct), "
-                      "%d runs of %.0f s, each end against its baseline" % (a.runs, a.seconds),
+                      "%d runs of %.0f s; in each run a call per policy (%s), the anchor "
+                      "(udpsink/udpsrc) and the baseline" % (a.runs, a.seconds,
+                                                              ", ".join(policies)),
                       flush=True)
             for run in range(runs):
-                res, base, lats = elements_run(build, tmp, a.seconds)
+                # One run: every mode within minutes, on the same load.
+                got = {}
+                for policy in policies:
+                    got[policy] = elements_run(build, tmp, a.seconds, policy)
+                got["udp"] = udp_run(build, tmp, a.seconds)
+                base = baseline_runs(build, a.seconds)
                 b_cpu = min(x["cpu_us_per_event"] for x in base)
                 b_sw = min(x["switches_per_event"] for x in base)
+                b_vol = min(x["voluntary_switches_per_event"] for x in base)
                 b_rss = min(x["vmrss_kib"] for x in base)
                 b_hwm = min(x["vmhwm_kib"] for x in base)
-                for role in ("caller", "callee"):
-                    r = res[role]
-                    cpu.append(r["cpu_us_per_event"] - b_cpu)
-                    switches.append(r["switches_per_event"] - b_sw)
-                    rss.append((r["vmrss_kib"] - b_rss) / 1024)
-                    hwm.append((r["vmhwm_kib"] - b_hwm) / 1024)
-                    print("  run %d %s: %.1f µs/event (baseline %.1f), %.2f switches/event "
-                          "(baseline %.2f), VmRSS %.1f MiB (baseline %.1f), VmHWM %.1f MiB "
-                          "(baseline %.1f), %d frames sent, %d received"
-                          % (run + 1, role, r["cpu_us_per_event"], b_cpu,
-                             r["switches_per_event"], b_sw, r["vmrss_kib"] / 1024,
-                             b_rss / 1024, r["vmhwm_kib"] / 1024, b_hwm / 1024,
-                             r["frames_sent"], r["frames_received"]), flush=True)
-                print("  run %d one-way delay sink -> src: p50 %.3f ms, p99 %.3f ms, "
-                      "max %.3f ms (%d frames)" % (run + 1, pct(lats, .5), pct(lats, .99),
-                                                  max(lats), len(lats)), flush=True)
-                lat.append((pct(lats, .5), pct(lats, .99), max(lats)))
+                modes["baseline"]["cpu"].append(b_cpu)
+                modes["baseline"]["sw"].append(b_sw)
+                print("  run %d baseline (best of 2): %.1f µs/event, %.2f switches/event "
+                      "(%.2f voluntary), VmRSS %.1f MiB"
+                      % (run + 1, b_cpu, b_sw, b_vol, b_rss / 1024), flush=True)
+                for mode in ["udp"] + policies:
+                    res, lats = got[mode]
+                    m = modes[mode]
+                    for role in ("caller", "callee"):
+                        r = res[role]
+                        m["cpu"].append(r["cpu_us_per_event"])
+                        m["cpu_beyond"].append(r["cpu_us_per_event"] - b_cpu)
+                        m["sw"].append(r["switches_per_event"])
+                        m["sw_beyond"].append(r["switches_per_event"] - b_sw)
+                        m["vol_beyond"].append(r["voluntary_switches_per_event"] - b_vol)
+                        m["rss_beyond"].append((r["vmrss_kib"] - b_rss) / 1024)
+                        m["hwm_beyond"].append((r["vmhwm_kib"] - b_hwm) / 1024)
+                        print("  run %d %s %s: %.1f µs/event (%+.1f), %.2f switches/event "
+                              "(%+.2f; voluntary %+.2f), VmRSS %.1f MiB, VmHWM %.1f MiB, %d frames sent, "
+                              "%d received"
+                              % (run + 1, mode, role, r["cpu_us_per_event"],
+                                 r["cpu_us_per_event"] - b_cpu, r["switches_per_event"],
+                                 r["switches_per_event"] - b_sw,
+                                 r["voluntary_switches_per_event"] - b_vol,
+                                 r["vmrss_kib"] / 1024,
+                                 r["vmhwm_kib"] / 1024, r["frames_sent"],
+                                 r["frames_received"]), flush=True)
+                    print("  run %d %s one-way delay sink -> src: p50 %.3f ms, p99 %.3f ms, "
+                          "max %.3f ms (%d frames)" % (run + 1, mode, pct(lats, .5),
+                                                      pct(lats, .99), max(lats), len(lats)),
+                          flush=True)
+                    m["lat"].append((pct(lats, .5), pct(lats, .99), max(lats)))
+                u = mean(modes["udp"]["cpu_beyond"][-2:])
+                for policy in policies:
+                    d = mean(modes[policy]["cpu_beyond"][-2:])
+                    ratios.setdefault(policy, []).append(d / u if u > 0 else float("nan"))
+                    print("  run %d %s CPU beyond the baseline ÷ the anchor's: %.2f"
+                          % (run + 1, policy, ratios[policy][-1]), flush=True)
             if runs:
-                report_elements(results, cpu, switches, rss, hwm, lat)
+                results["modes"] = modes
+                results["ratio_to_anchor"] = ratios
+                report_table(modes, policies, ratios)
 
             if a.callgrind and runs:
-                irs = []
+                irs, irs_udp = [], []
                 for run in range(a.runs):
                     ir = callgrind_run(build, tmp, min(a.seconds, 10))
                     print("  callgrind run %d: instructions per frame event: caller %.0f, "
-                          "callee %.0f, baseline %.0f" % (run + 1, ir["caller"], ir["callee"],
-                                                          ir["baseline"]), flush=True)
+                          "callee %.0f, udp caller %.0f, udp callee %.0f, baseline %.0f"
+                          % (run + 1, ir["caller"], ir["callee"], ir["udp-caller"],
+                             ir["udp-callee"], ir["baseline"]), flush=True)
                     irs += [ir["caller"] - ir["baseline"], ir["callee"] - ir["baseline"]]
+                    irs_udp += [ir["udp-caller"] - ir["baseline"],
+                                ir["udp-callee"] - ir["baseline"]]
                 results["instructions_per_event"] = irs
-                print("user-space instructions per frame event beyond the baseline: %s"
-                      % rng(irs, "%.0f"), flush=True)
+                results["udp_instructions_per_event"] = irs_udp
+                print("user-space instructions per frame event beyond the baseline: DONAR "
+                      "(alternate) %s, udpsink/udpsrc %s"
+                      % (rng(irs, "%.0f"), rng(irs_udp, "%.0f")), flush=True)
 
             dc = []
             for run in range(runs):

@@ -13,14 +13,25 @@
  * its thread, the protocol core, and the sockets (the kernel's time for them
  * is the process's system time).
  *
+ * With --udp the elements DONAR replaces, as the anchor of the same run
+ * (issue 14): the same frames, the same schedule, plain RTP over UDP on
+ * 127.0.0.1, its peer a second process in the same mode:
+ *
+ *     appsrc ! udpsink host=127.0.0.1 port=PEER-PORT
+ *     udpsrc address=127.0.0.1 port=PORT ! fakesink
+ *
+ * Its window starts --warmup s after the peer's first frame came, as the
+ * donar window starts after all links are open.
+ *
  * It reports, as one JSON object on stdout, over a window of --seconds that
  * starts --warmup s after all links are open: the process's CPU time
  * (getrusage) and context switches, frames sent and received, VmRSS and
  * VmHWM at the end.  With
  * --times PREFIX it writes PREFIX.sent (seq and CLOCK_MONOTONIC µs at
- * donarsink's sink pad) and PREFIX.recv (the same at donarsrc's src pad), for
- * the one-way delay the two elements add, joined across the two ends by
- * tools/bench/bench-elements.py (one machine, one clock). */
+ * donarsink's sink pad, udpsink's with --udp) and PREFIX.recv (the same at
+ * donarsrc's src pad, udpsrc's), for the one-way delay the two elements add,
+ * joined across the two ends by tools/bench/bench-elements.py (one machine,
+ * one clock). */
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
 
@@ -45,6 +56,9 @@
 typedef struct
 {
   gboolean baseline;
+  gboolean udp;
+  gint port;
+  gint peer_port;
   gchar *role;
   gchar *address;
   gchar *address_file;
@@ -70,6 +84,8 @@ typedef struct
   GstElement *appsrc[2];        /* donar: [0] only */
   GstElement *donarsink;
   GstElement *donarsrc;
+  GstElement *udpsink;          /* --udp */
+  GstElement *udpsrc;
   GThread *thread;
   gint stop;
   guint16 seq;
@@ -87,12 +103,15 @@ now_us (void)
 }
 
 static gdouble
-cpu_s (gdouble * user, gdouble * sys, glong * switches)
+cpu_s (gdouble * user, gdouble * sys, glong * switches, glong * voluntary)
 {
   struct rusage r;
 
   getrusage (RUSAGE_SELF, &r);
   *switches = r.ru_nvcsw + r.ru_nivcsw;
+  /* Apart: the involuntary ones are mostly preemptions by other work on a
+   * shared machine, the voluntary ones the waits of the threads. */
+  *voluntary = r.ru_nvcsw;
   *user = r.ru_utime.tv_sec + r.ru_utime.tv_usec / 1e6;
   *sys = r.ru_stime.tv_sec + r.ru_stime.tv_usec / 1e6;
   return *user + *sys;
@@ -262,7 +281,7 @@ wait_us (Bench * b, gint64 until)
   gint64 now;
 
   while ((now = now_us ()) < until) {
-    if (b->donarsink)
+    if (!b->o.baseline)
       check_bus (b);
     g_usleep (MIN (until - now, 200 * 1000));
   }
@@ -313,7 +332,19 @@ build (Bench * b)
         "do-timestamp", TRUE, "caps", caps, NULL);
     sink = make ("fakesink", NULL);
     g_object_set (sink, "sync", FALSE, "async", FALSE, NULL);
-    if (i == 0 && !b->o.baseline) {
+    if (i == 0 && b->o.udp) {
+      /* sync=false as donarsink's: a frame goes out when appsrc pushes it. */
+      b->udpsink = make ("udpsink", "sink");
+      g_object_set (b->udpsink, "host", "127.0.0.1", "port", b->o.peer_port,
+          "sync", FALSE, "async", FALSE, NULL);
+      b->udpsrc = make ("udpsrc", "src");
+      g_object_set (b->udpsrc, "address", "127.0.0.1", "port", b->o.port,
+          "caps", caps, NULL);
+      gst_bin_add_many (GST_BIN (b->pipeline), b->appsrc[i], b->udpsink,
+          b->udpsrc, sink, NULL);
+      gst_element_link (b->appsrc[i], b->udpsink);
+      gst_element_link (b->udpsrc, sink);
+    } else if (i == 0 && !b->o.baseline) {
       b->donarsink = make ("donarsink", "sink");
       g_object_set (b->donarsink, "sync", FALSE, NULL);
       b->donarsrc = make ("donarsrc", "src");
@@ -329,8 +360,7 @@ build (Bench * b)
   gst_caps_unref (caps);
   if (b->o.baseline)
     return;
-
-  for (guint i = 0; i < 2; i++) {
+  for (guint i = 0; i < 2 && !b->o.udp; i++) {
     GstElement *e = i == 0 ? b->donarsink : b->donarsrc;
 
     g_object_set (e, "call", "bench", "tor-control", b->o.tor_control,
@@ -341,10 +371,13 @@ build (Bench * b)
     else
       g_object_set (e, "callee", TRUE, NULL);
   }
-  pad = gst_element_get_static_pad (b->donarsink, "sink");
+  /* The same stamps in both modes: a frame sent at the sink element's sink
+   * pad, a frame received at the source element's src pad. */
+  pad = gst_element_get_static_pad (b->o.udp ? b->udpsink : b->donarsink,
+      "sink");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_sent, b, NULL);
   gst_object_unref (pad);
-  pad = gst_element_get_static_pad (b->donarsrc, "src");
+  pad = gst_element_get_static_pad (b->o.udp ? b->udpsrc : b->donarsrc, "src");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_received, b, NULL);
   gst_object_unref (pad);
 }
@@ -357,6 +390,12 @@ main (int argc, char **argv)
   GOptionEntry entries[] = {
     {"baseline", 0, 0, G_OPTION_ARG_NONE, &o->baseline,
         "The same pipeline shape without the donar elements", NULL},
+    {"udp", 0, 0, G_OPTION_ARG_NONE, &o->udp,
+        "udpsink and udpsrc instead of the donar elements (the anchor)", NULL},
+    {"port", 0, 0, G_OPTION_ARG_INT, &o->port,
+        "--udp: udpsrc's port on 127.0.0.1", "PORT"},
+    {"peer-port", 0, 0, G_OPTION_ARG_INT, &o->peer_port,
+        "--udp: the peer's udpsrc port, udpsink's", "PORT"},
     {"address", 0, 0, G_OPTION_ARG_STRING, &o->address,
         "Caller: the call address", "ADDR"},
     {"address-file", 0, 0, G_OPTION_ARG_FILENAME, &o->address_file,
@@ -380,7 +419,7 @@ main (int argc, char **argv)
       g_option_context_new ("[callee | caller]");
   GError *error = NULL;
   gdouble u0, s0, u1, s1, c0, c1;
-  glong w0, w1;
+  glong w0, w1, v0, v1;
   gint64 sent0, recv0, sent1, recv1, start, end, t_all;
   guint64 rss, hwm;
 
@@ -400,7 +439,13 @@ main (int argc, char **argv)
     o->tor_control = g_strdup ("direct");
   if (o->policy == NULL)
     o->policy = g_strdup ("alternate");
-  if (!o->baseline && g_strcmp0 (o->role, "caller") == 0 && !o->address) {
+  if (o->udp && (o->baseline || o->port <= 0 || o->peer_port <= 0)) {
+    g_printerr ("donar-bench-elements: --udp: --port and --peer-port, "
+        "without --baseline\n");
+    return 2;
+  }
+  if (!o->baseline && !o->udp && g_strcmp0 (o->role, "caller") == 0
+      && !o->address) {
     g_printerr ("donar-bench-elements: caller: --address\n");
     return 2;
   }
@@ -419,8 +464,20 @@ main (int argc, char **argv)
   }
   b.thread = g_thread_new ("sender", sender_thread, &b);
 
+  /* The peer's first frame (udp): both ends send from then on, as with
+   * the donar links below. */
+  if (o->udp) {
+    while (g_atomic_pointer_get (&b.frames_received) == 0) {
+      check_bus (&b);
+      if (now_us () - start > 120 * G_USEC_PER_SEC) {
+        g_printerr ("donar-bench-elements: no frame from the peer in 120 s\n");
+        return 1;
+      }
+      g_usleep (2 * 1000);
+    }
+  }
   /* All links open (donar), then the warmup. */
-  if (!o->baseline) {
+  if (!o->baseline && !o->udp) {
     while (links_up (&b) < (guint) o->links) {
       check_bus (&b);
       if (now_us () - start > 120 * G_USEC_PER_SEC) {
@@ -434,12 +491,12 @@ main (int argc, char **argv)
   wait_us (&b, t_all + (gint64) (o->warmup * G_USEC_PER_SEC));
 
   CALLGRIND_ZERO_STATS;
-  c0 = cpu_s (&u0, &s0, &w0);
+  c0 = cpu_s (&u0, &s0, &w0, &v0);
   sent0 = g_atomic_pointer_get (&b.frames_sent);
   recv0 = g_atomic_pointer_get (&b.frames_received);
   start = now_us ();
   wait_us (&b, start + (gint64) (o->seconds * G_USEC_PER_SEC));
-  c1 = cpu_s (&u1, &s1, &w1);
+  c1 = cpu_s (&u1, &s1, &w1, &v1);
   end = now_us ();
   CALLGRIND_DUMP_STATS_AT ("window");
   sent1 = g_atomic_pointer_get (&b.frames_sent);
@@ -462,13 +519,15 @@ main (int argc, char **argv)
         "\"frames_sent\": %" G_GINT64_FORMAT ", \"frames_received\": %"
         G_GINT64_FORMAT ", \"cpu_s\": %.4f, \"user_s\": %.4f, "
         "\"sys_s\": %.4f, \"cpu_us_per_event\": %.2f, "
-        "\"switches_per_event\": %.2f, \"vmrss_kib\": %"
+        "\"switches_per_event\": %.2f, "
+        "\"voluntary_switches_per_event\": %.2f, \"vmrss_kib\": %"
         G_GUINT64_FORMAT ", \"vmhwm_kib\": %" G_GUINT64_FORMAT "}\n",
-        o->baseline ? "baseline" : "donar", o->role,
+        o->baseline ? "baseline" : o->udp ? "udp" : "donar", o->role,
         (end - start) / 1e6, sent1 - sent0, recv1 - recv0,
         c1 - c0, u1 - u0, s1 - s0,
         events > 0 ? (c1 - c0) * 1e6 / events : 0.0,
-        events > 0 ? (w1 - w0) / events : 0.0, rss, hwm);
+        events > 0 ? (w1 - w0) / events : 0.0,
+        events > 0 ? (v1 - v0) / events : 0.0, rss, hwm);
   }
   if (o->times) {
     g_autofree gchar *sent = g_strconcat (o->times, ".sent", NULL);
