@@ -1,4 +1,5 @@
-/* The delay schedule of a relay in donar-shaper (sans-I/O). */
+/* The delay schedule of a relay in donar-shaper (sans-I/O): spikes by hand
+ * and, optionally, a relay of lib/netmodel. */
 #include <math.h>
 
 #include "donar-shaper-schedule.h"
@@ -14,6 +15,7 @@ struct _DonarShaperSchedule
 {
   gint64 base_us;
   GArray *spikes;               /* Spike, in the order given */
+  DonarNetRelay *model;         /* or NULL */
 };
 
 DonarShaperSchedule *
@@ -26,11 +28,25 @@ donar_shaper_schedule_new (gint64 base_us)
   return s;
 }
 
+DonarShaperSchedule *
+donar_shaper_schedule_new_from_model (const DonarNetModelParams * params,
+    guint64 seed, guint index, gint64 base_us)
+{
+  /* The schedule's time 0 is the model relay's creation. */
+  DonarNetRelay *model = donar_net_relay_new (params, seed, index, 0);
+  DonarShaperSchedule *s = donar_shaper_schedule_new (base_us >= 0 ? base_us
+      : donar_net_relay_base_delay (model));
+
+  s->model = model;
+  return s;
+}
+
 void
 donar_shaper_schedule_free (DonarShaperSchedule * s)
 {
   if (s == NULL)
     return;
+  donar_net_relay_free (s->model);
   g_array_unref (s->spikes);
   g_free (s);
 }
@@ -57,12 +73,14 @@ donar_shaper_schedule_n_spikes (const DonarShaperSchedule * s)
 }
 
 gint64
-donar_shaper_schedule_delay (const DonarShaperSchedule * s, gint64 t)
+donar_shaper_schedule_delay (DonarShaperSchedule * s, gint64 t)
 {
   gint64 delay = s->base_us;
 
-  /* A scan: a test or a scripted run has a handful of spikes.  A schedule
-   * drawn from lib/netmodel for hours would want its relays' cursor. */
+  if (s->model != NULL)
+    delay += donar_net_relay_spike_delay (s->model, t);
+  /* A scan: spikes by hand are a handful.  Those of the model come from
+   * its relay, which keeps a cursor. */
   for (guint i = 0; i < s->spikes->len; i++) {
     const Spike *spike = &g_array_index (s->spikes, Spike, i);
 

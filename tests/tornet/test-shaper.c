@@ -423,6 +423,44 @@ test_close (void)
   g_array_unref (events);
 }
 
+/* --model: the relay's base delay is lib/netmodel's relay 0 of the seed
+ * (spikes turned off with --set, so that the delay is known). */
+static void
+test_model (void)
+{
+  DonarNetModelParams params;
+  DonarNetRelay *model;
+  Expected e = { 0 };
+  guint16 target_port;
+  gint listener = tcp_listen (&target_port), client, target;
+  gchar *relay = g_strdup_printf ("0,%u", target_port);
+  ShaperProcess *p;
+  GArray *events;
+  Checked c;
+
+  donar_net_model_params_init (&params, DONAR_SECURITY_DEFAULT);
+  model = donar_net_relay_new (&params, 7, 0, 0);
+  e.base_us = donar_net_relay_base_delay (model);
+  donar_net_relay_free (model);
+  p = shaper_process_start ((const gchar *[]) {
+        "--model", "7", "--set", "spike_gap_median_s=0", "--relay", relay,
+        NULL
+      });
+  client = tcp_connect (p->ports[0]);
+  target = tcp_accept (listener, TIMEOUT_MS);
+  g_assert_cmpint (round_trip_one (client, target), >=, e.base_us);
+  g_assert_cmpint (round_trip_one (target, client), >=, e.base_us);
+  close (client);
+  close (target);
+  close (listener);
+  events = shaper_process_stop (p);
+  c = check_events (events, 0, &e);
+  g_assert_cmpuint (c.writes, >=, 2);
+  g_test_message ("model relay 0 of seed 7: %.3f ms", e.base_us / 1e3);
+  g_array_unref (events);
+  g_free (relay);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -431,5 +469,6 @@ main (int argc, char **argv)
   g_test_add_func ("/shaper/spike", test_spike);
   g_test_add_func ("/shaper/many", test_many);
   g_test_add_func ("/shaper/close", test_close);
+  g_test_add_func ("/shaper/model", test_model);
   return g_test_run ();
 }

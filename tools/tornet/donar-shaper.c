@@ -4,6 +4,7 @@
  *
  *   donar-shaper --relay 9001,9101,24 --relay 9002,9102,31 \
  *       --spike 0,10000,2000,400 --log shaper.log
+ *   donar-shaper --model 7 --relay 9001,9101 --relay 9002,9102
  *
  * Once every port listens it prints one line on stdout:
  *   ready origin_us=<monotonic µs of time 0> ports=<listen port,...>
@@ -20,6 +21,8 @@
 static gchar **relay_args;
 static gchar **spike_args;
 static gchar *log_path;
+static gchar *model_seed;
+static gchar **set_args;
 static gint max_pending_kib = DEFAULT_MAX_PENDING / 1024;
 
 static const GOptionEntry entries[] = {
@@ -31,6 +34,13 @@ static const GOptionEntry entries[] = {
         "Add EXTRA_MS to relay RELAY's delay from START_MS for DURATION_MS, "
         "ms from the start (repeatable)",
       "RELAY,START_MS,DURATION_MS,EXTRA_MS"},
+  {"model", 'm', 0, G_OPTION_ARG_STRING, &model_seed,
+      "Draw every relay's base delay (unless given), calm and flaky periods "
+        "and spikes from lib/netmodel's relay parameters: relay i is model "
+        "relay i of SEED", "SEED"},
+  {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &set_args,
+        "With --model, change a parameter of docs/netmodel.md (repeatable)",
+      "NAME=VALUE"},
   {"log", 'l', 0, G_OPTION_ARG_FILENAME, &log_path,
       "Write one line per chunk received and written to FILE", "FILE"},
   {"max-pending-kib", 0, 0, G_OPTION_ARG_INT, &max_pending_kib,
@@ -65,20 +75,52 @@ add_spike (Shaper * s, const char *text, GError ** error)
           g_ptr_array_index (s->relays, index))->schedule, comma + 1, error);
 }
 
+/* --model and --set: the relays' parameters, or NULL without a model. */
+static gboolean
+model_params (DonarNetModelParams * params, guint64 * seed, gboolean * used,
+    GError ** error)
+{
+  *used = model_seed != NULL;
+  if (!*used) {
+    if (set_args == NULL)
+      return TRUE;
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+        "--set needs --model");
+    return FALSE;
+  }
+  if (!g_ascii_string_to_unsigned (model_seed, 10, 0, G_MAXUINT64, seed, error))
+    return FALSE;
+  /* A relay's parameters are the same in every configuration. */
+  donar_net_model_params_init (params, DONAR_SECURITY_DEFAULT);
+  for (guint i = 0; set_args != NULL && set_args[i] != NULL; i++) {
+    if (!donar_net_model_params_assign (params, set_args[i], error)) {
+      g_prefix_error (error, "--set: ");
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 static gboolean
 setup (Shaper * s, GError ** error)
 {
+  DonarNetModelParams params;
+  gboolean with_model;
+  guint64 seed = 0;
+
   if (relay_args == NULL) {
     g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
         "at least one --relay is needed");
     return FALSE;
   }
+  if (!model_params (&params, &seed, &with_model, error))
+    return FALSE;
   for (guint i = 0; relay_args[i] != NULL; i++) {
-    ShaperRelay *r = shaper_relay_parse (s, relay_args[i], error);
+    ShaperRelay *r = shaper_relay_parse (s, relay_args[i], i,
+        with_model ? &params : NULL, seed, error);
 
     if (r == NULL)
       return FALSE;
-    r->index = i;
     g_ptr_array_add (s->relays, r);
   }
   for (guint i = 0; spike_args != NULL && spike_args[i] != NULL; i++)
@@ -98,9 +140,17 @@ setup (Shaper * s, GError ** error)
       return FALSE;
     }
   }
-  for (guint i = 0; i < s->relays->len; i++)
-    if (!shaper_relay_listen (g_ptr_array_index (s->relays, i), error))
+  for (guint i = 0; i < s->relays->len; i++) {
+    ShaperRelay *r = g_ptr_array_index (s->relays, i);
+
+    if (!shaper_relay_listen (r, error))
       return FALSE;
+    shaper_log (s, "relay relay=%u listen=%u target=%u base_us=%"
+        G_GINT64_FORMAT " spikes=%u model=%s", i, r->listen_port,
+        r->target_port, donar_shaper_schedule_base (r->schedule),
+        donar_shaper_schedule_n_spikes (r->schedule),
+        with_model ? model_seed : "none");
+  }
   return TRUE;
 }
 
@@ -176,6 +226,8 @@ main (int argc, char **argv)
   event_base_free (s.base);
   g_strfreev (relay_args);
   g_strfreev (spike_args);
+  g_strfreev (set_args);
+  g_free (model_seed);
   g_free (log_path);
   return status;
 }

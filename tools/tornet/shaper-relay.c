@@ -17,29 +17,38 @@ parse_port (const char *text, guint16 * out)
 }
 
 ShaperRelay *
-shaper_relay_parse (Shaper * s, const char *text, GError ** error)
+shaper_relay_parse (Shaper * s, const char *text, guint index,
+    const DonarNetModelParams * model, guint64 seed, GError ** error)
 {
   gchar **f = g_strsplit (text, ",", -1);
+  guint n = g_strv_length (f);
   ShaperRelay *r = NULL;
   guint16 listen_port, target_port;
   gchar *end = NULL;
   gdouble base_ms = -1.0;
+  gboolean ok = n == 3 || (n == 2 && model != NULL);
 
-  if (g_strv_length (f) == 3) {
+  /* With a model, the base delay may be the model's (no third field). */
+  if (n == 3) {
     base_ms = g_ascii_strtod (f[2], &end);
-    if (end == f[2] || *end != '\0')
-      base_ms = -1.0;
+    ok = end != f[2] && *end == '\0' && base_ms >= 0.0 && base_ms <= 1e9;
   }
-  if (base_ms < 0.0 || base_ms > 1e9 || !parse_port (f[0], &listen_port)
+  if (!ok || !parse_port (f[0], &listen_port)
       || !parse_port (f[1], &target_port) || target_port == 0) {
     g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-        "a relay is LISTEN_PORT,TARGET_PORT,BASE_MS: '%s'", text);
+        "a relay is LISTEN_PORT,TARGET_PORT,BASE_MS%s: '%s'",
+        model ? " or LISTEN_PORT,TARGET_PORT" : "", text);
   } else {
+    gint64 base_us = base_ms < 0.0 ? -1 : (gint64) (base_ms * 1000.0);
+
     r = g_new0 (ShaperRelay, 1);
     r->shaper = s;
+    r->index = index;
     r->listen_port = listen_port;
     r->target_port = target_port;
-    r->schedule = donar_shaper_schedule_new ((gint64) (base_ms * 1000.0));
+    r->schedule = model != NULL ?
+        donar_shaper_schedule_new_from_model (model, seed, index, base_us) :
+        donar_shaper_schedule_new (base_us);
   }
   g_strfreev (f);
   return r;

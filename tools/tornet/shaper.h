@@ -46,9 +46,10 @@ struct _Shaper
 gint64 shaper_now (Shaper * s);
 void shaper_log (Shaper * s, const char *format, ...) G_GNUC_PRINTF (2, 3);
 
-/* "LISTEN_PORT,TARGET_PORT,BASE_MS". */
-ShaperRelay *shaper_relay_parse (Shaper * s, const char *text,
-    GError ** error);
+/* "LISTEN_PORT,TARGET_PORT,BASE_MS"; with a model (not NULL), relay
+ * `index` of its seed, and BASE_MS may be left out (the model's). */
+ShaperRelay *shaper_relay_parse (Shaper * s, const char *text, guint index,
+    const DonarNetModelParams * model, guint64 seed, GError ** error);
 gboolean shaper_relay_listen (ShaperRelay * r, GError ** error);
 void shaper_relay_free (ShaperRelay * r);
 

@@ -66,6 +66,69 @@ test_parse (void)
   donar_shaper_schedule_free (s);
 }
 
+/* The fraction of [0, 600 s) that relay `index` of seed spends in a spike,
+ * sampled every 10 ms; its base in *base_us. */
+static gdouble
+spiky_fraction (const DonarNetModelParams * p, guint64 seed, guint index,
+    gint64 * base_us)
+{
+  DonarShaperSchedule *s = donar_shaper_schedule_new_from_model (p, seed,
+      index, -1);
+  guint spiky = 0, n = 0;
+
+  *base_us = donar_shaper_schedule_base (s);
+  for (gint64 t = 0; t < 600 * 1000 * MS; t += 10 * MS, n++) {
+    gint64 delay = donar_shaper_schedule_delay (s, t);
+
+    g_assert_cmpint (delay, >=, *base_us);
+    if (delay > *base_us)
+      spiky++;
+  }
+  donar_shaper_schedule_free (s);
+  return (gdouble) spiky / n;
+}
+
+/* A schedule drawn by lib/netmodel: the same relay for the same seed and
+ * index, another for another index; spikes as often as the parameters
+ * say, none when they are off. */
+static void
+test_model (void)
+{
+  DonarNetModelParams p;
+  gint64 base_a, base_b, base_c;
+  DonarShaperSchedule *s;
+
+  donar_net_model_params_init (&p, DONAR_SECURITY_DEFAULT);
+  /* Spikes every 2 s or so (median gap), 0.1 s or longer; no flaky
+   * periods, so that the rate is the calm one. */
+  p.spike_gap_median_s = 2.0;
+  p.spike_gap_sigma = 0.0;
+  p.spike_flaky_fraction = 0.0;
+  g_assert_cmpfloat (spiky_fraction (&p, 7, 0, &base_a), ==,
+      spiky_fraction (&p, 7, 0, &base_b));
+  g_assert_cmpint (base_a, ==, base_b);
+  /* Pareto durations of mean 0.6 s every ~2 s: a good part of the time,
+   * not all of it. */
+  g_assert_cmpfloat (spiky_fraction (&p, 7, 0, &base_a), >, 0.05);
+  g_assert_cmpfloat (spiky_fraction (&p, 7, 0, &base_a), <, 0.6);
+  spiky_fraction (&p, 7, 1, &base_c);
+  g_assert_cmpint (base_c, !=, base_a);
+  /* The base is lognormal around 24 ms. */
+  g_assert_cmpint (base_a, >, 1 * MS);
+  g_assert_cmpint (base_a, <, 500 * MS);
+
+  p.spike_gap_median_s = 0.0;
+  g_assert_cmpfloat (spiky_fraction (&p, 7, 0, &base_b), ==, 0.0);
+  g_assert_cmpint (base_b, ==, base_a);
+
+  /* A base given by hand replaces the model's; spikes by hand add. */
+  s = donar_shaper_schedule_new_from_model (&p, 7, 0, 50 * MS);
+  donar_shaper_schedule_add_spike (s, 1000 * MS, 10 * MS, 5 * MS);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 0), ==, 50 * MS);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 1005 * MS), ==, 55 * MS);
+  donar_shaper_schedule_free (s);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -73,5 +136,6 @@ main (int argc, char **argv)
   g_test_add_func ("/shaper/schedule/base-and-spikes", test_base_and_spikes);
   g_test_add_func ("/shaper/schedule/fifo", test_fifo);
   g_test_add_func ("/shaper/schedule/parse", test_parse);
+  g_test_add_func ("/shaper/schedule/model", test_model);
   return g_test_run ();
 }
