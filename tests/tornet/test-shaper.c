@@ -423,6 +423,38 @@ test_close (void)
   g_array_unref (events);
 }
 
+/* A target that refuses: the client's connection closes at once (there is
+ * nothing to deliver), and the shaper goes on serving. */
+static void
+test_refused (void)
+{
+  guint16 closed_port;
+  gint listener = tcp_listen (&closed_port), client;
+  gchar *relay;
+  ShaperProcess *p;
+  GArray *events;
+  guint refused = 0;
+
+  /* A port that was just free: nothing listens there now. */
+  close (listener);
+  relay = g_strdup_printf ("0,%u,50", closed_port);
+  p = shaper_process_start ((const gchar *[]) {
+        "--relay", relay, NULL
+      });
+  for (guint i = 0; i < 3; i++) {
+    client = tcp_connect (p->ports[0]);
+    g_assert_true (wait_closed (client, TIMEOUT_MS));
+    close (client);
+  }
+  events = shaper_process_stop (p);
+  for (guint i = 0; i < events->len; i++)
+    if (!strcmp (g_array_index (events, ShaperEvent, i).kind, "refused"))
+      refused++;
+  g_assert_cmpuint (refused, ==, 3);
+  g_array_unref (events);
+  g_free (relay);
+}
+
 /* --model: the relay's base delay is lib/netmodel's relay 0 of the seed
  * (spikes turned off with --set, so that the delay is known). */
 static void
@@ -469,6 +501,7 @@ main (int argc, char **argv)
   g_test_add_func ("/shaper/spike", test_spike);
   g_test_add_func ("/shaper/many", test_many);
   g_test_add_func ("/shaper/close", test_close);
+  g_test_add_func ("/shaper/refused", test_refused);
   g_test_add_func ("/shaper/model", test_model);
   return g_test_run ();
 }
