@@ -6,6 +6,7 @@
  * chunk, the delay it took, when the chunk was due).  The clock assertions
  * are loose, so that a loaded machine does not fail them: bytes never
  * arrive before they are due, and not more than LATE_US after. */
+#include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -423,6 +424,78 @@ test_close (void)
   g_array_unref (events);
 }
 
+/* Writes to fd without blocking until it has been full for 200 ms (or 5 s
+ * have passed); returns the bytes written. */
+static gsize
+write_until_full (gint fd)
+{
+  static guint8 block[64 * 1024];
+  gint64 start = stamp_now (), full_since = 0;
+  gsize total = 0;
+
+  while (stamp_now () - start < 5000 * MS) {
+    gssize n = send (fd, block, sizeof block, MSG_DONTWAIT);
+
+    if (n > 0) {
+      total += n;
+      full_since = 0;
+    } else {
+      g_assert_true (errno == EAGAIN || errno == EWOULDBLOCK);
+      if (full_since == 0)
+        full_since = stamp_now ();
+      else if (stamp_now () - full_since >= 200 * MS)
+        break;
+      g_usleep (5000);
+    }
+  }
+  return total;
+}
+
+/* A target that reads nothing: the shaper stops reading the client once
+ * --max-pending-kib waits in it, so the client's writes block (TCP's own
+ * backpressure) instead of the shaper's memory growing; once the target
+ * reads, every byte comes through. */
+static void
+test_stalled_reader (void)
+{
+  const Expected e = {.base_us = 10 * MS };
+  guint16 target_port;
+  gint listener = tcp_listen (&target_port), client, target;
+  gchar *relay = g_strdup_printf ("0,%u,10", target_port);
+  guint8 *buffer = g_malloc (64 * 1024);
+  gsize written, got = 0;
+  ShaperProcess *p;
+  GArray *events;
+  Checked c;
+
+  p = shaper_process_start ((const gchar *[]) {
+        "--relay", relay, "--max-pending-kib", "64", NULL
+      });
+  client = tcp_connect (p->ports[0]);
+  target = tcp_accept (listener, TIMEOUT_MS);
+  written = write_until_full (client);
+  /* Loopback socket buffers (client, shaper both ways, target) hold a few
+   * MiB each at most; without the pause the client would write on. */
+  g_test_message ("the client wrote %.1f MiB before its writes blocked",
+      written / 1048576.0);
+  g_assert_cmpuint (written, <, 32 * 1024 * 1024);
+  while (got < written) {
+    gssize n = recv (target, buffer, 64 * 1024, 0);
+
+    g_assert_cmpint (n, >, 0);
+    got += n;
+  }
+  close (client);
+  close (target);
+  close (listener);
+  events = shaper_process_stop (p);
+  c = check_events (events, 0, &e);
+  g_assert_cmpint (c.bytes_out, ==, written);
+  g_array_unref (events);
+  g_free (relay);
+  g_free (buffer);
+}
+
 /* A target that refuses: the client's connection closes at once (there is
  * nothing to deliver), and the shaper goes on serving. */
 static void
@@ -501,6 +574,7 @@ main (int argc, char **argv)
   g_test_add_func ("/shaper/spike", test_spike);
   g_test_add_func ("/shaper/many", test_many);
   g_test_add_func ("/shaper/close", test_close);
+  g_test_add_func ("/shaper/stalled-reader", test_stalled_reader);
   g_test_add_func ("/shaper/refused", test_refused);
   g_test_add_func ("/shaper/model", test_model);
   return g_test_run ();
