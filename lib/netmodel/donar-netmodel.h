@@ -197,7 +197,13 @@ typedef enum
 {
   DONAR_NET_MODEL_ERROR_NO_TRACE,
   DONAR_NET_MODEL_ERROR_BAD_ROW,
+  DONAR_NET_MODEL_ERROR_BAD_PARAMETER,
 } DonarNetModelError;
+
+/* "NAME=VALUE" (the --set of the tools): donar_net_model_params_set(), or
+ * FALSE and a DONAR_NET_MODEL_ERROR_BAD_PARAMETER error saying why. */
+gboolean donar_net_model_params_assign (DonarNetModelParams * params,
+    const char *assignment, GError ** error);
 
 gboolean donar_net_model_load_traces (DonarNetModel * m, const char *dir,
     GError ** error);
@@ -222,6 +228,21 @@ void donar_net_model_add_cross_traffic (DonarNetModel * m, gint64 start_us,
 /* The bandwidth of a guard, bytes per second. */
 gdouble donar_net_model_guard_bandwidth (DonarNetModel * m, guint side,
     guint guard);
+
+/* One relay on its own, outside a call, as the model draws its relays: a
+ * base delay, calm and flaky periods, spikes (docs/netmodel.md).  For
+ * donar-shaper, which puts the model's relays in front of real tor relays
+ * (docs/tornet.md).  The same (params, seed, index) is the same relay. */
+typedef struct _DonarNetRelay DonarNetRelay;
+
+DonarNetRelay *donar_net_relay_new (const DonarNetModelParams * params,
+    guint64 seed, guint index, gint64 origin_us);
+void donar_net_relay_free (DonarNetRelay * r);
+gint64 donar_net_relay_base_delay (DonarNetRelay * r);
+/* The extra delay of the relay's spike at t, 0 between spikes.  t does not
+ * decrease from one call to the next (the relay forgets what lies behind
+ * it). */
+gint64 donar_net_relay_spike_delay (DonarNetRelay * r, gint64 t);
 
 G_END_DECLS
 

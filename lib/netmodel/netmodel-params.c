@@ -226,3 +226,32 @@ donar_net_model_params_get (const DonarNetModelParams * params,
   *value = *field;
   return TRUE;
 }
+
+gboolean
+donar_net_model_params_assign (DonarNetModelParams * params,
+    const char *assignment, GError ** error)
+{
+  gchar **pair = g_strsplit (assignment, "=", 2);
+  gchar *end = NULL;
+  gdouble value = 0.0;
+  gboolean ok = FALSE;
+
+  if (pair[0] == NULL || pair[0][0] == '\0' || pair[1] == NULL) {
+    g_set_error (error, DONAR_NET_MODEL_ERROR,
+        DONAR_NET_MODEL_ERROR_BAD_PARAMETER, "'%s' is not NAME=VALUE",
+        assignment);
+  } else if (value = g_ascii_strtod (pair[1], &end),
+      pair[1][0] == '\0' || *end != '\0') {
+    g_set_error (error, DONAR_NET_MODEL_ERROR,
+        DONAR_NET_MODEL_ERROR_BAD_PARAMETER, "'%s' is not a number", pair[1]);
+  } else if (!donar_net_model_params_set (params, pair[0], value)) {
+    g_set_error (error, DONAR_NET_MODEL_ERROR,
+        DONAR_NET_MODEL_ERROR_BAD_PARAMETER,
+        "unknown parameter '%s' or bad value '%s' (a parameter of "
+        "docs/netmodel.md, a finite value >= 0)", pair[0], pair[1]);
+  } else {
+    ok = TRUE;
+  }
+  g_strfreev (pair);
+  return ok;
+}

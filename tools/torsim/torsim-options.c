@@ -30,36 +30,6 @@ parse_unsigned (const char *option, const char *text, guint64 min,
 }
 
 static gboolean
-parse_set (DonarNetModelParams * params, const char *assignment,
-    GError ** error)
-{
-  const char *equal = strchr (assignment, '=');
-  g_autofree gchar *name = NULL;
-  gchar *end = NULL;
-  gdouble value;
-
-  if (equal == NULL || equal == assignment) {
-    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-        "--set: '%s' is not NAME=VALUE", assignment);
-    return FALSE;
-  }
-  name = g_strndup (assignment, equal - assignment);
-  value = g_ascii_strtod (equal + 1, &end);
-  if (equal[1] == '\0' || end == NULL || *end != '\0') {
-    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-        "--set: '%s' is not a number", equal + 1);
-    return FALSE;
-  }
-  if (!donar_net_model_params_set (params, name, value)) {
-    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-        "--set: unknown parameter '%s' or bad value '%s' (a parameter of "
-        "docs/netmodel.md, a finite value >= 0)", name, equal + 1);
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static gboolean
 parse_port (const char *option, const char *text, guint16 * port,
     GError ** error)
 {
@@ -174,9 +144,12 @@ torsim_options_parse (TorsimOptions * options, int *argc, char ***argv,
       return FALSE;
     options->constrained_sock_size = (guint) value;
   }
-  for (guint i = 0; sets != NULL && sets[i] != NULL; i++)
-    if (!parse_set (&options->params, sets[i], error))
+  for (guint i = 0; sets != NULL && sets[i] != NULL; i++) {
+    if (!donar_net_model_params_assign (&options->params, sets[i], error)) {
+      g_prefix_error (error, "--set: ");
       return FALSE;
+    }
+  }
   if (options->trace_dir != NULL
       && !g_file_test (options->trace_dir, G_FILE_TEST_IS_DIR)) {
     g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,

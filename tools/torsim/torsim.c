@@ -44,16 +44,8 @@ torsim_log (Torsim * t, const char *format, ...)
 void
 torsim_timer_at (Torsim * t, struct event *timer, gint64 at_us)
 {
-  gint64 delay;
-  struct timeval tv;
-
-  /* libevent adds the delay to its cached time: refresh it first, so that
-   * a timer never fires late because the loop was busy. */
-  event_base_update_cache_time (t->base);
-  delay = MAX (at_us - torsim_now (), 0);
-  tv.tv_sec = delay / G_USEC_PER_SEC;
-  tv.tv_usec = delay % G_USEC_PER_SEC;
-  evtimer_add (timer, &tv);
+  /* torsim_now () is the monotonic clock. */
+  donar_ev_timer_at (t->base, timer, at_us);
 }
 
 static void
@@ -81,61 +73,10 @@ torsim_defer_free (Torsim * t, gpointer data, GDestroyNotify notify)
   event_active (t->reaper, EV_TIMEOUT, 0);
 }
 
-/* Lingering close: the output goes out, then the write side is shut, then
- * what the peer still sends is read and dropped until it closes, so that
- * closing never resets the connection over bytes the peer has not read. */
-static void
-linger_done (Torsim * t, struct bufferevent *bev)
-{
-  g_hash_table_remove (t->lingering, bev);
-}
-
-static void
-linger_read (struct bufferevent *bev, void *arg)
-{
-  struct evbuffer *input = bufferevent_get_input (bev);
-
-  evbuffer_drain (input, evbuffer_get_length (input));
-}
-
-static void
-linger_write (struct bufferevent *bev, void *arg)
-{
-  if (evbuffer_get_length (bufferevent_get_output (bev)) > 0)
-    return;
-  shutdown (bufferevent_getfd (bev), SHUT_WR);
-  bufferevent_enable (bev, EV_READ);
-}
-
-static void
-linger_event (struct bufferevent *bev, short what, void *arg)
-{
-  linger_done (arg, bev);
-}
-
 void
 torsim_close_flushed (Torsim * t, struct bufferevent *bev)
 {
-  struct timeval timeout = { LINGER_SECONDS, 0 };
-
-  if (bev == NULL)
-    return;
-  bufferevent_disable (bev, EV_READ);
-  if (bufferevent_getfd (bev) < 0) {
-    bufferevent_free (bev);
-    return;
-  }
-  evbuffer_drain (bufferevent_get_input (bev),
-      evbuffer_get_length (bufferevent_get_input (bev)));
-  bufferevent_setcb (bev, linger_read, linger_write, linger_event, t);
-  bufferevent_setwatermark (bev, EV_READ, 0, 0);
-  bufferevent_setwatermark (bev, EV_WRITE, 0, 0);
-  bufferevent_set_timeouts (bev, &timeout, &timeout);
-  g_hash_table_add (t->lingering, bev);
-  if (evbuffer_get_length (bufferevent_get_output (bev)) == 0)
-    linger_write (bev, t);
-  else
-    bufferevent_enable (bev, EV_WRITE);
+  donar_linger_close (t->lingering, bev);
 }
 
 void
@@ -256,8 +197,7 @@ torsim_new (const TorsimOptions * options, GError ** error)
   }
   t->graveyard = g_ptr_array_new ();
   t->reaper = event_new (t->base, -1, 0, reap, t);
-  t->lingering = g_hash_table_new_full (NULL, NULL,
-      (GDestroyNotify) bufferevent_free, NULL);
+  t->lingering = donar_linger_new (LINGER_SECONDS);
   t->onions = g_hash_table_new (g_str_hash, g_str_equal);
   t->next_stream_id = 1;
 
@@ -324,11 +264,11 @@ torsim_free (Torsim * t)
   torsim_client_auth_clear (t);
   reap (-1, 0, t);
   /* Whatever still lingers is closed now. */
-  g_hash_table_remove_all (t->lingering);
+  donar_linger_close_all (t->lingering);
   if (t->links != NULL)
     torsim_links_clear (t);
   reap (-1, 0, t);
-  g_hash_table_unref (t->lingering);
+  donar_linger_free (t->lingering);
   g_hash_table_unref (t->onions);
   g_ptr_array_unref (t->graveyard);
   event_free (t->reaper);

@@ -14,6 +14,7 @@
 #include <event2/buffer.h>
 #include <event2/listener.h>
 
+#include "donar-ev-linger.h"
 #include "donar-netmodel.h"
 
 G_BEGIN_DECLS
@@ -65,7 +66,7 @@ struct _Torsim
   GHashTable *client_auth_keys; /* torsim-client-auth.c */
   GList *streams;
   GList *controls;
-  GHashTable *lingering;        /* bufferevents flushing before close */
+  DonarLinger *lingering;       /* bufferevents flushing before close */
   GPtrArray *graveyard;         /* freed at the next loop turn */
   struct event *reaper;
 

@@ -1,0 +1,145 @@
+/* lib/shaper without sockets: the delay a schedule gives at a time, and
+ * the FIFO rule that stamps each chunk's release. */
+#include "donar-shaper-schedule.h"
+
+#define MS 1000
+
+static void
+test_base_and_spikes (void)
+{
+  DonarShaperSchedule *s = donar_shaper_schedule_new (24 * MS);
+
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 0), ==, 24 * MS);
+  donar_shaper_schedule_add_spike (s, 1000 * MS, 500 * MS, 400 * MS);
+  /* A spike covers [start, start + duration), to the µs. */
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 1000 * MS - 1), ==, 24 * MS);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 1000 * MS), ==, 424 * MS);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 1500 * MS - 1), ==,
+      424 * MS);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 1500 * MS), ==, 24 * MS);
+  /* Overlapping spikes add up. */
+  donar_shaper_schedule_add_spike (s, 1400 * MS, 200 * MS, 100 * MS);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 1450 * MS), ==, 524 * MS);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 1550 * MS), ==, 124 * MS);
+  g_assert_cmpint (donar_shaper_schedule_n_spikes (s), ==, 2);
+  donar_shaper_schedule_free (s);
+}
+
+static void
+test_fifo (void)
+{
+  gint64 last = G_MININT64;
+
+  g_assert_cmpint (donar_shaper_release_time (&last, 0, 24 * MS), ==, 24 * MS);
+  /* In a spike: 424 ms. */
+  g_assert_cmpint (donar_shaper_release_time (&last, 10 * MS, 424 * MS), ==,
+      434 * MS);
+  /* The delay drops: the chunk waits behind the one ahead, not before. */
+  g_assert_cmpint (donar_shaper_release_time (&last, 20 * MS, 24 * MS), ==,
+      434 * MS);
+  g_assert_cmpint (last, ==, 434 * MS);
+  /* Once the queue has drained, the delay is the schedule's again. */
+  g_assert_cmpint (donar_shaper_release_time (&last, 500 * MS, 24 * MS), ==,
+      524 * MS);
+}
+
+static void
+test_parse (void)
+{
+  DonarShaperSchedule *s = donar_shaper_schedule_new (0);
+  const char *bad[] = { "", "1,2", "1,2,3,4", "a,2,3", "1,-2,3", "1,2,inf",
+    "1, 2x,3"
+  };
+  GError *error = NULL;
+
+  g_assert_true (donar_shaper_schedule_parse_spike (s, "100,50.5,200", NULL));
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 100 * MS), ==, 200 * MS);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 150 * MS + 499), ==,
+      200 * MS);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 150 * MS + 500), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    g_assert_false (donar_shaper_schedule_parse_spike (s, bad[i], &error));
+    g_assert_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE);
+    g_clear_error (&error);
+  }
+  g_assert_cmpint (donar_shaper_schedule_n_spikes (s), ==, 1);
+  donar_shaper_schedule_free (s);
+}
+
+/* The fraction of [0, 600 s) that relay `index` of seed spends in a spike,
+ * sampled every 10 ms; its base in *base_us. */
+static gdouble
+spiky_fraction (const DonarNetModelParams * p, guint64 seed, guint index,
+    gint64 * base_us)
+{
+  DonarShaperSchedule *s = donar_shaper_schedule_new_from_model (p, seed,
+      index, -1);
+  guint spiky = 0, n = 0;
+
+  *base_us = donar_shaper_schedule_base (s);
+  for (gint64 t = 0; t < 600 * 1000 * MS; t += 10 * MS, n++) {
+    gint64 delay = donar_shaper_schedule_delay (s, t);
+
+    g_assert_cmpint (delay, >=, *base_us);
+    if (delay > *base_us)
+      spiky++;
+  }
+  donar_shaper_schedule_free (s);
+  return (gdouble) spiky / n;
+}
+
+/* A schedule drawn by lib/netmodel: the same relay for the same seed and
+ * index, another for another index; spikes as often as the parameters
+ * say, none when they are off. */
+static void
+test_model (void)
+{
+  DonarNetModelParams p;
+  gint64 base_a, base_b, base_c;
+  DonarShaperSchedule *s;
+  gdouble fraction;
+
+  donar_net_model_params_init (&p, DONAR_SECURITY_DEFAULT);
+  /* Spikes every 2 s or so (median gap), 0.1 s or longer; no flaky
+   * periods, so that the rate is the calm one. */
+  p.spike_gap_median_s = 2.0;
+  p.spike_gap_sigma = 0.0;
+  p.spike_flaky_fraction = 0.0;
+  g_assert_cmpfloat (spiky_fraction (&p, 7, 0, &base_a), ==,
+      spiky_fraction (&p, 7, 0, &base_b));
+  g_assert_cmpint (base_a, ==, base_b);
+  /* Pareto durations of mean 0.6 s every ~2 s: a good part of the time,
+   * not all of it. */
+  fraction = spiky_fraction (&p, 7, 0, &base_a);
+  g_test_message ("relay 0 of seed 7: base %.3f ms, in a spike %.1f %% of "
+      "the time", base_a / 1e3, 100.0 * fraction);
+  g_assert_cmpfloat (fraction, >, 0.05);
+  g_assert_cmpfloat (fraction, <, 0.6);
+  spiky_fraction (&p, 7, 1, &base_c);
+  g_assert_cmpint (base_c, !=, base_a);
+  /* The base is lognormal around 24 ms. */
+  g_assert_cmpint (base_a, >, 1 * MS);
+  g_assert_cmpint (base_a, <, 500 * MS);
+
+  p.spike_gap_median_s = 0.0;
+  g_assert_cmpfloat (spiky_fraction (&p, 7, 0, &base_b), ==, 0.0);
+  g_assert_cmpint (base_b, ==, base_a);
+
+  /* A base given by hand replaces the model's; spikes by hand add. */
+  s = donar_shaper_schedule_new_from_model (&p, 7, 0, 50 * MS);
+  donar_shaper_schedule_add_spike (s, 1000 * MS, 10 * MS, 5 * MS);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 0), ==, 50 * MS);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 1005 * MS), ==, 55 * MS);
+  donar_shaper_schedule_free (s);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/shaper/schedule/base-and-spikes", test_base_and_spikes);
+  g_test_add_func ("/shaper/schedule/fifo", test_fifo);
+  g_test_add_func ("/shaper/schedule/parse", test_parse);
+  g_test_add_func ("/shaper/schedule/model", test_model);
+  return g_test_run ();
+}
