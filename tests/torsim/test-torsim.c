@@ -6,6 +6,7 @@
 #include "donar-client-auth.h"
 #include "torsim-test-util.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
@@ -30,6 +31,22 @@ typedef struct
   gchar *onion;                 /* published, Port=80 -> target */
 } Setup;
 
+/* Waits for the HS_DESC UPLOADED of onion `id` (after its UPLOAD). */
+static void
+wait_uploaded (Ctl * ctl, const gchar * id)
+{
+  DonarTorctlReply *event = ctl_wait_event (ctl, "HS_DESC", TIMEOUT_MS);
+
+  g_assert_nonnull (event);
+  while (strstr (event->lines[0].text, "UPLOADED") == NULL) {
+    donar_torctl_reply_free (event);
+    event = ctl_wait_event (ctl, "HS_DESC", TIMEOUT_MS);
+    g_assert_nonnull (event);
+  }
+  g_assert_nonnull (strstr (event->lines[0].text, id));
+  donar_torctl_reply_free (event);
+}
+
 /* donar-torsim with these arguments, an authenticated control connection
  * and (publish TRUE) an onion whose descriptor is uploaded. */
 static Setup *
@@ -37,7 +54,6 @@ setup_new (const gchar * const *args, gboolean publish)
 {
   Setup *s = g_new0 (Setup, 1);
   g_autofree gchar *ports = NULL;
-  DonarTorctlReply *event;
 
   s->p = torsim_process_start (args);
   s->ctl = ctl_open (s->p->control_port);
@@ -48,16 +64,7 @@ setup_new (const gchar * const *args, gboolean publish)
   ctl_expect (s->ctl, "SETEVENTS HS_DESC", 250);
   ports = g_strdup_printf ("Port=80,127.0.0.1:%u", s->target);
   s->onion = ctl_add_onion (s->ctl, ports);
-  event = ctl_wait_event (s->ctl, "HS_DESC", TIMEOUT_MS);
-  g_assert_nonnull (event);
-  /* UPLOAD first, then UPLOADED. */
-  while (strstr (event->lines[0].text, "UPLOADED") == NULL) {
-    donar_torctl_reply_free (event);
-    event = ctl_wait_event (s->ctl, "HS_DESC", TIMEOUT_MS);
-    g_assert_nonnull (event);
-  }
-  g_assert_nonnull (strstr (event->lines[0].text, s->onion));
-  donar_torctl_reply_free (event);
+  wait_uploaded (s->ctl, s->onion);
   return s;
 }
 
@@ -476,6 +483,96 @@ test_onion_lifecycle (void)
   g_assert_null (onion.private_key);
   donar_torctl_onion_clear (&onion);
   donar_torctl_reply_free (reply);
+  setup_free (s);
+}
+
+/* The stream to virtual port `port` of the setup's onion reaches
+ * `listener`, on `address`: bytes go both ways.  Its ends are left open in
+ * `ends`: with a username per port, each stream gets a first circuit,
+ * ready at once, where reusing a closed one would take a setup time. */
+static void
+assert_reaches (Setup * s, guint16 port, gint listener, const gchar * address,
+    gint ends[2])
+{
+  g_autofree gchar *host = onion_host (s->onion);
+  g_autofree gchar *user = g_strdup_printf ("port%u", port);
+  struct sockaddr_in local;
+  socklen_t length = sizeof local;
+  gchar text[INET_ADDRSTRLEN], got[4];
+  guint8 code = 0xEE;
+  gint caller, callee;
+
+  caller = socks_open (s->p->socks_port, user, host, port, &code, NULL);
+  g_assert_cmpuint (code, ==, 0);
+  callee = tcp_accept (listener, TIMEOUT_MS);
+  g_assert_cmpint (callee, >=, 0);
+  g_assert_cmpint (getsockname (callee, (struct sockaddr *) &local, &length),
+      ==, 0);
+  g_assert_nonnull (inet_ntop (AF_INET, &local.sin_addr, text, sizeof text));
+  g_assert_cmpstr (text, ==, address);
+  write_all (caller, "up", 2);
+  g_assert_true (read_exact (callee, got, 2, TIMEOUT_MS));
+  g_assert_cmpmem (got, 2, "up", 2);
+  write_all (callee, "down", 4);
+  g_assert_true (read_exact (caller, got, 4, TIMEOUT_MS));
+  g_assert_cmpmem (got, 4, "down", 4);
+  ends[0] = caller;
+  ends[1] = callee;
+}
+
+/* An onion forwards to any address of 127.0.0.0/8, as tor's does: one
+ * port number on 127.0.0.1 and on 127.0.0.2 is two targets. */
+static void
+test_onion_loopback_target (void)
+{
+  const gchar *args[] = { "--publish-ms", "100", NULL };
+  Setup *s = setup_new (args, FALSE);
+  g_autofree gchar *ports = NULL;
+  guint16 port = s->target;
+  gint second = tcp_listen_on ("127.0.0.2", &port);
+  gint ends[4][2];
+
+  /* The same port on 127.0.0.2 is free but for a stranger's socket. */
+  for (guint i = 0; second < 0 && i < 20; i++) {
+    close (s->listener);
+    s->listener = tcp_listen (&s->target);
+    port = s->target;
+    second = tcp_listen_on ("127.0.0.2", &port);
+  }
+  g_assert_cmpint (second, >=, 0);
+  /* Off loopback, or not an address ("localhost" alone is a bad port,
+   * as in tor). */
+  ctl_expect (s->ctl, "ADD_ONION NEW:ED25519-V3 Port=80,128.0.0.1:80", 512);
+  ctl_expect (s->ctl, "ADD_ONION NEW:ED25519-V3 Port=80,[::1]:80", 512);
+  ctl_expect (s->ctl, "ADD_ONION NEW:ED25519-V3 Port=80,unix:/tmp/s", 512);
+  ctl_expect (s->ctl, "ADD_ONION NEW:ED25519-V3 Port=80,localhost", 512);
+  ctl_expect (s->ctl, "ADD_ONION NEW:ED25519-V3 Port=80,127.0.0.2:0", 512);
+  ctl_expect (s->ctl, "SETEVENTS HS_DESC", 250);
+  /* Without a port, the target takes the virtual port (tor's rule). */
+  ports = g_strdup_printf ("Port=80,127.0.0.2:%u Port=81,127.0.0.1:%u "
+      "Port=82,localhost:%u Port=%u,127.0.0.2 Port=83,127.0.0.3:%u",
+      port, port, port, port, port);
+  s->onion = ctl_add_onion (s->ctl, ports);
+  wait_uploaded (s->ctl, s->onion);
+
+  assert_reaches (s, 80, second, "127.0.0.2", ends[0]);
+  assert_reaches (s, 81, s->listener, "127.0.0.1", ends[1]);
+  assert_reaches (s, 82, s->listener, "127.0.0.1", ends[2]);
+  assert_reaches (s, port, second, "127.0.0.2", ends[3]);
+  /* Nothing listens on 127.0.0.3: refused, as tor's END CONNECTREFUSED. */
+  {
+    g_autofree gchar *host = onion_host (s->onion);
+
+    g_assert_cmpuint (connect_code (s, "port83", host, 83), ==, 0x05);
+  }
+  /* Each stream went to its own target only. */
+  g_assert_cmpint (tcp_accept (s->listener, 100), ==, -1);
+  g_assert_cmpint (tcp_accept (second, 100), ==, -1);
+  for (guint i = 0; i < G_N_ELEMENTS (ends); i++) {
+    close (ends[i][0]);
+    close (ends[i][1]);
+  }
+  close (second);
   setup_free (s);
 }
 
@@ -1161,6 +1258,9 @@ test_options (void)
   const gchar *publish[] = { "--publish-ms", "-5", NULL };
   const gchar *trace[] = { "--trace", dir, NULL };
   const gchar *sock_size[] = { "--constrained-sock-size", "1024", NULL };
+  /* Isolation flags only; ExtendedErrors is always on anyway. */
+  const gchar *socks_flag[] = { "--socks-flag", "IsolateEverything", NULL };
+  const gchar *socks_other[] = { "--socks-flag", "ExtendedErrors", NULL };
 
   assert_refused (security, "--security");
   assert_refused (links, "--links");
@@ -1171,6 +1271,8 @@ test_options (void)
   assert_refused (port, "--socks-port");
   assert_refused (publish, "--publish-ms");
   assert_refused (sock_size, "--constrained-sock-size");
+  assert_refused (socks_flag, "--socks-flag");
+  assert_refused (socks_other, "--socks-flag");
   /* No trace file, then a bad row. */
   assert_refused (trace, "--trace");
   g_assert_true (g_file_set_contents (file, "0,abc\n", -1, NULL));
@@ -1190,6 +1292,7 @@ main (int argc, char **argv)
   g_test_add_func ("/torsim/control/options", test_options);
   g_test_add_func ("/torsim/onion/lifecycle", test_onion_lifecycle);
   g_test_add_func ("/torsim/onion/owner", test_onion_owner);
+  g_test_add_func ("/torsim/onion/loopback-target", test_onion_loopback_target);
   g_test_add_func ("/torsim/relay/both-ways", test_relay_both_ways);
   g_test_add_func ("/torsim/relay/backpressure", test_backpressure);
   g_test_add_func ("/torsim/relay/freeze", test_freeze);

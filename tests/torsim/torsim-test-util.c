@@ -1,6 +1,7 @@
 /* Helpers of the torsim suite (see torsim-test-util.h). */
 #include "torsim-test-util.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <netinet/in.h>
@@ -199,43 +200,72 @@ model_like (DonarSecurity security, guint n_links, guint64 seed,
   return donar_net_model_new_with_params (&params, n_links, seed, 0);
 }
 
+/* An IPv4 address and port; NULL is 127.0.0.1. */
 static struct sockaddr_in
-loopback (guint16 port)
+ipv4 (const gchar * address, guint16 port)
 {
   struct sockaddr_in sin;
 
   memset (&sin, 0, sizeof sin);
   sin.sin_family = AF_INET;
   sin.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  if (address != NULL)
+    g_assert_cmpint (inet_pton (AF_INET, address, &sin.sin_addr), ==, 1);
   sin.sin_port = htons (port);
   return sin;
 }
 
 gint
-tcp_connect (guint16 port)
+tcp_connect_from (const gchar * source, guint16 port)
 {
-  struct sockaddr_in sin = loopback (port);
+  struct sockaddr_in sin = ipv4 (NULL, port);
   gint fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   gint one = 1;
 
   g_assert_cmpint (fd, >=, 0);
   setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (source != NULL) {
+    struct sockaddr_in from = ipv4 (source, 0);
+
+    g_assert_cmpint (bind (fd, (struct sockaddr *) &from, sizeof from), ==, 0);
+  }
   g_assert_cmpint (connect (fd, (struct sockaddr *) &sin, sizeof sin), ==, 0);
+  return fd;
+}
+
+gint
+tcp_connect (guint16 port)
+{
+  return tcp_connect_from (NULL, port);
+}
+
+gint
+tcp_listen_on (const gchar * address, guint16 * port)
+{
+  struct sockaddr_in sin = ipv4 (address, *port);
+  socklen_t length = sizeof sin;
+  gint fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+  g_assert_cmpint (fd, >=, 0);
+  if (bind (fd, (struct sockaddr *) &sin, sizeof sin) != 0) {
+    g_assert_cmpint (errno, ==, EADDRINUSE);
+    close (fd);
+    return -1;
+  }
+  g_assert_cmpint (listen (fd, 64), ==, 0);
+  g_assert_cmpint (getsockname (fd, (struct sockaddr *) &sin, &length), ==, 0);
+  *port = ntohs (sin.sin_port);
   return fd;
 }
 
 gint
 tcp_listen (guint16 * port)
 {
-  struct sockaddr_in sin = loopback (0);
-  socklen_t length = sizeof sin;
-  gint fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  gint fd;
 
+  *port = 0;
+  fd = tcp_listen_on (NULL, port);
   g_assert_cmpint (fd, >=, 0);
-  g_assert_cmpint (bind (fd, (struct sockaddr *) &sin, sizeof sin), ==, 0);
-  g_assert_cmpint (listen (fd, 64), ==, 0);
-  g_assert_cmpint (getsockname (fd, (struct sockaddr *) &sin, &length), ==, 0);
-  *port = ntohs (sin.sin_port);
   return fd;
 }
 
@@ -503,11 +533,20 @@ gint
 socks_open (guint16 socks_port, const gchar * username, const gchar * host,
     guint16 port, guint8 * code, gint64 * elapsed_us)
 {
+  return socks_open_from (NULL, socks_port, username, host, port, code,
+      elapsed_us);
+}
+
+gint
+socks_open_from (const gchar * source, guint16 socks_port,
+    const gchar * username, const gchar * host, guint16 port, guint8 * code,
+    gint64 * elapsed_us)
+{
   guint8 request[DONAR_SOCKS_MAX_AUTH_LENGTH];
   gsize length;
   DonarSocksReader reader;
   DonarSocksError error;
-  gint fd = tcp_connect (socks_port);
+  gint fd = tcp_connect_from (source, socks_port);
   gint64 start;
 
   donar_socks_reader_init (&reader);

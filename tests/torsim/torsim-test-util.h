@@ -37,7 +37,12 @@ DonarNetModel *model_like (DonarSecurity security, guint n_links,
     guint64 seed, const gchar * const *sets);
 
 gint tcp_connect (guint16 port);
+/* From `source` (an address of 127.0.0.0/8; NULL: the kernel's choice). */
+gint tcp_connect_from (const gchar * source, guint16 port);
 gint tcp_listen (guint16 * port);
+/* On `address` (NULL: 127.0.0.1) and *port (0: a free one); -1 when that
+ * port is taken there. */
+gint tcp_listen_on (const gchar * address, guint16 * port);
 /* -1 on timeout. */
 gint tcp_accept (gint listener, guint timeout_ms);
 gboolean read_exact (gint fd, gpointer buffer, gsize length, guint timeout_ms);
@@ -83,6 +88,10 @@ gchar *ctl_add_onion (Ctl * c, const gchar * arguments);
  * reply, when not NULL. */
 gint socks_open (guint16 socks_port, const gchar * username,
     const gchar * host, guint16 port, guint8 * code, gint64 * elapsed_us);
+/* The same from the client address `source` (NULL: 127.0.0.1). */
+gint socks_open_from (const gchar * source, guint16 socks_port,
+    const gchar * username, const gchar * host, guint16 port, guint8 * code,
+    gint64 * elapsed_us);
 
 G_END_DECLS
 #endif

@@ -1,7 +1,8 @@
 /* ADD_ONION and DEL_ONION (control-spec 3.27, 3.38), for v3 services
- * forwarding to 127.0.0.1. */
+ * forwarding to loopback (127.0.0.0/8). */
 #include "torsim.h"
 
+#include <arpa/inet.h>
 #include <string.h>
 
 #include "donar-torctl-arguments.h"
@@ -19,25 +20,49 @@ parse_port_number (const char *text, guint16 * port)
   return TRUE;
 }
 
-/* "virt", "virt,port", "virt,127.0.0.1:port" or "virt,localhost:port". */
+/* A loopback IPv4 address, or "localhost" (what tor's lookup gives it). */
+static gboolean
+parse_loopback (const char *text, guint32 * address)
+{
+  struct in_addr in;
+
+  if (g_ascii_strcasecmp (text, "localhost") == 0) {
+    *address = INADDR_LOOPBACK;
+    return TRUE;
+  }
+  if (inet_pton (AF_INET, text, &in) != 1)
+    return FALSE;
+  *address = ntohl (in.s_addr);
+  return (*address >> 24) == 127;
+}
+
+/* "virt", "virt,port", "virt,addr" or "virt,addr:port", read as tor's
+ * hs_parse_port_config does: a target with ':' or '.' is an address,
+ * with the virtual port when it has none; anything else is a port on
+ * 127.0.0.1.  Tor takes any address; torsim's onions can only reach
+ * loopback, 127.0.0.0/8, where each test runs its own service. */
 static gboolean
 parse_port (const char *value, TorsimOnionPort * port)
 {
   g_auto (GStrv) parts = g_strsplit (value, ",", 2);
-  const char *target;
+  g_autofree gchar *address = NULL;
+  const char *target, *colon;
 
   if (!parse_port_number (parts[0], &port->virtual_port))
     return FALSE;
-  if (parts[1] == NULL) {
-    port->target_port = port->virtual_port;
-    return TRUE;
-  }
+  port->target_address = INADDR_LOOPBACK;
+  port->target_port = port->virtual_port;
   target = parts[1];
-  if (g_str_has_prefix (target, "127.0.0.1:"))
-    target += strlen ("127.0.0.1:");
-  else if (g_str_has_prefix (target, "localhost:"))
-    target += strlen ("localhost:");
-  return parse_port_number (target, &port->target_port);
+  if (target == NULL)
+    return TRUE;
+  if (strchr (target, ':') == NULL && strchr (target, '.') == NULL)
+    return parse_port_number (target, &port->target_port);
+  colon = strrchr (target, ':');
+  address = colon != NULL ? g_strndup (target, colon - target) :
+      g_strdup (target);
+  if (!parse_loopback (address, &port->target_address))
+    return FALSE;
+  return colon == NULL || parse_port_number (colon + 1, &port->target_port);
 }
 
 static gboolean
@@ -108,7 +133,7 @@ parse_arguments (const DonarTorctlArguments * a, TorsimOnionSpec * spec,
       if (spec->n_ports == TORSIM_ONION_MAX_PORTS
           || !parse_port (value, &spec->ports[spec->n_ports]))
         return "512 Invalid VIRTPORT/TARGET (torsim forwards to "
-            "127.0.0.1 only)";
+            "127.0.0.0/8 only)";
       spec->n_ports++;
     } else if (g_ascii_strcasecmp (key, "Flags") == 0) {
       if (!parse_flags (value, spec, discard_pk))

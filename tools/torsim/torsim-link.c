@@ -1,6 +1,7 @@
-/* Model links as Tor circuits.  Streams with the same SOCKS credentials
- * share a link (IsolateSOCKSAuth); new credentials take the lowest free
- * link, whose circuit is rebuilt if it carried streams before.  Each chunk
+/* Model links as Tor circuits.  Streams with the same isolation key
+ * (torsim-isolation.c: by default, SOCKS credentials and client address)
+ * share a link; a new key takes the lowest free link, whose circuit is
+ * rebuilt if it carried streams before.  Each chunk
  * of bytes is one packet of donar_net_model_send(): it waits in a FIFO per
  * link and direction until its arrival time, so bytes arrive in order with
  * the model's delays, and the circuit's failure ends every stream on it. */

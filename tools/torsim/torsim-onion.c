@@ -1,5 +1,5 @@
 /* The onion services of ADD_ONION: a made-up address derived from the key,
- * virtual ports mapped to 127.0.0.1, and a descriptor "uploaded"
+ * virtual ports mapped to loopback (127.0.0.0/8), and a descriptor "uploaded"
  * --publish-ms after the service was added. */
 #include "torsim.h"
 
@@ -166,13 +166,13 @@ torsim_onion_client_auth (TorsimOnion * onion)
   return (const gchar * const *) onion->client_auth_v3;
 }
 
-guint16
+const TorsimOnionPort *
 torsim_onion_target (TorsimOnion * onion, guint16 virtual_port)
 {
   for (guint i = 0; i < onion->n_ports; i++)
     if (onion->ports[i].virtual_port == virtual_port)
-      return onion->ports[i].target_port;
-  return 0;
+      return &onion->ports[i];
+  return NULL;
 }
 
 void

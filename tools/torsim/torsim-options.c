@@ -51,7 +51,7 @@ torsim_options_parse (TorsimOptions * options, int *argc, char ***argv,
   g_autofree gchar *security = NULL, *seed = NULL, *links = NULL;
   g_autofree gchar *publish_ms = NULL, *max_pending = NULL;
   g_autofree gchar *sock_size = NULL;
-  g_auto (GStrv) sets = NULL;
+  g_auto (GStrv) sets = NULL, socks_flags = NULL;
   DonarSecurity sec = DONAR_SECURITY_DEFAULT;
   guint64 value;
   GOptionEntry entries[] = {
@@ -83,6 +83,11 @@ torsim_options_parse (TorsimOptions * options, int *argc, char ***argv,
         "As tor's ConstrainedSockets 1 with ConstrainedSockSize BYTES: "
           "the kernel buffers of every stream's sockets (2048 to 262144; "
           "default: the kernel's)", "BYTES"},
+    {"socks-flag", 0, 0, G_OPTION_ARG_STRING_ARRAY, &socks_flags,
+        "An isolation flag of tor's SocksPort, repeatable: IsolateDestPort, "
+          "IsolateDestAddr, IsolateClientAddr, IsolateSOCKSAuth, "
+          "IsolateClientProtocol, or No<flag> (default: IsolateClientAddr "
+          "IsolateSOCKSAuth, as tor)", "FLAG"},
     {"verbose", 'v', 0, G_OPTION_ARG_NONE, &options->verbose,
         "Log connections, circuits and failures on stderr", NULL},
     G_OPTION_ENTRY_NULL
@@ -95,6 +100,7 @@ torsim_options_parse (TorsimOptions * options, int *argc, char ***argv,
   options->n_links = TORSIM_MIN_LINKS;
   options->publish_ms = DEFAULT_PUBLISH_MS;
   options->max_pending = DEFAULT_MAX_PENDING;
+  options->isolation = TORSIM_ISOLATE_DEFAULT;
 
   g_option_context_add_main_entries (context, entries, NULL);
   if (!g_option_context_parse (context, argc, argv, error))
@@ -144,6 +150,14 @@ torsim_options_parse (TorsimOptions * options, int *argc, char ***argv,
       return FALSE;
     options->constrained_sock_size = (guint) value;
   }
+  for (guint i = 0; socks_flags != NULL && socks_flags[i] != NULL; i++)
+    if (!torsim_isolation_apply (&options->isolation, socks_flags[i])) {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+          "--socks-flag: '%s' is not an isolation flag (IsolateDestPort, "
+          "IsolateDestAddr, IsolateClientAddr, IsolateSOCKSAuth, "
+          "IsolateClientProtocol, or one of them after No)", socks_flags[i]);
+      return FALSE;
+    }
   for (guint i = 0; sets != NULL && sets[i] != NULL; i++) {
     if (!donar_net_model_params_assign (&options->params, sets[i], error)) {
       g_prefix_error (error, "--set: ");

@@ -1,7 +1,8 @@
 /* The server side of SOCKS5 (RFC 1928) with username/password (RFC 1929),
  * as tor's SocksPort with ExtendedErrors and no exit relay: only CONNECT
- * to a published .onion name goes anywhere.  The credentials are the
- * stream's isolation key (IsolateSOCKSAuth). */
+ * to a published .onion name goes anywhere.  The credentials, with the
+ * client's address and the destination, make the stream's isolation key
+ * (torsim-isolation.c). */
 #include "torsim.h"
 
 #include <string.h>
@@ -158,24 +159,6 @@ is_onion_id (const char *id)
   return id[TORSIM_ONION_ID_LENGTH - 1] == 'd';
 }
 
-/* The isolation key: no credentials, or the exact bytes of both. */
-static gchar *
-isolation_key (TorsimSocks * socks)
-{
-  GString *key;
-
-  if (!socks->authenticated)
-    return g_strdup ("-");
-  key = g_string_new (NULL);
-  g_string_append_printf (key, "u%" G_GSIZE_FORMAT ":", socks->username->len);
-  for (gsize i = 0; i < socks->username->len; i++)
-    g_string_append_printf (key, "%02x", (guint8) socks->username->str[i]);
-  g_string_append_c (key, ':');
-  for (gsize i = 0; i < socks->password->len; i++)
-    g_string_append_printf (key, "%02x", (guint8) socks->password->str[i]);
-  return g_string_free (key, FALSE);
-}
-
 static void
 connect_onion (TorsimSocks * socks, TorsimStream * s, Torsim * t,
     gchar * host, guint16 port)
@@ -184,12 +167,16 @@ connect_onion (TorsimSocks * socks, TorsimStream * s, Torsim * t,
   const char *id;
   TorsimOnion *onion;
   guint8 reply;
-  guint16 target;
-  g_autofree gchar *key = NULL;
+  const TorsimOnionPort *target;
+  g_autofree gchar *key = NULL, *dest = NULL;
+  TorsimIsolationFields fields;
 
   /* Tor lower-cases names, and takes the last label before ".onion". */
   for (gchar * p = host; *p != '\0'; p++)
     *p = g_ascii_tolower (*p);
+  /* Tor's IsolateDestAddr compares the name as the client gave it,
+   * subdomain included, ignoring case. */
+  dest = g_strdup (host);
   if (!g_str_has_suffix (host, ".onion")) {
     /* No exit relay in this network. */
     torsim_stream_refuse (s, TORSIM_SOCKS_HOST_UNREACHABLE);
@@ -213,16 +200,23 @@ connect_onion (TorsimSocks * socks, TorsimStream * s, Torsim * t,
     return;
   }
   target = torsim_onion_target (onion, port);
-  if (target == 0) {
+  if (target == NULL) {
     /* The service ends the stream with DONE ("port scanning harder"),
      * which tor's client answers with 0x05. */
     torsim_stream_refuse (s, TORSIM_SOCKS_CONNECTION_REFUSED);
     return;
   }
-  key = isolation_key (socks);
+  fields.client_address = torsim_stream_client_address (s);
+  fields.authenticated = socks->authenticated;
+  fields.username = socks->username;
+  fields.password = socks->password;
+  fields.dest_address = dest;
+  fields.dest_port = port;
+  key = torsim_isolation_key (t->options->isolation, &fields);
   torsim_stream_connect (s, key,
       socks->authenticated ? socks->username->str : NULL,
-      socks->authenticated ? socks->password->str : NULL, target);
+      socks->authenticated ? socks->password->str : NULL,
+      target->target_address, target->target_port);
 }
 
 static gboolean

@@ -6,6 +6,7 @@
  * flight or waiting to be written. */
 #include "torsim.h"
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -28,9 +29,11 @@ struct _TorsimStream
   Torsim *t;
   guint id;
   StreamState state;
+  gchar client_address[INET6_ADDRSTRLEN];
   struct bufferevent *side[2];  /* NULL once that side has closed */
   TorsimSocks *socks;
   TorsimLink *link;
+  guint32 target_address;       /* host order, on loopback */
   guint16 target_port;
   gsize in_flight[2];           /* bytes sent on the link, not delivered */
   gboolean frozen;              /* DONAR-FREEZE: never read again */
@@ -186,7 +189,8 @@ on_event (struct bufferevent *bev, short what, void *arg)
 }
 
 void
-torsim_stream_accept (Torsim * t, evutil_socket_t fd)
+torsim_stream_accept (Torsim * t, evutil_socket_t fd,
+    const struct sockaddr *address)
 {
   TorsimStream *s = g_new0 (TorsimStream, 1);
   struct timeval timeout = { SOCKS_TIMEOUT_S, 0 };
@@ -197,6 +201,11 @@ torsim_stream_accept (Torsim * t, evutil_socket_t fd)
   s->t = t;
   s->id = t->next_stream_id++;
   s->state = STREAM_SOCKS;
+  /* The listener is IPv4 (127.0.0.1). */
+  if (address->sa_family != AF_INET
+      || inet_ntop (AF_INET, &((const struct sockaddr_in *) address)->sin_addr,
+          s->client_address, sizeof s->client_address) == NULL)
+    g_strlcpy (s->client_address, "?", sizeof s->client_address);
   s->socks = torsim_socks_new ();
   s->side[0] = bufferevent_socket_new (t->base, fd, BEV_OPT_CLOSE_ON_FREE);
   bufferevent_setcb (s->side[0], on_read, on_write, on_event, s);
@@ -204,7 +213,8 @@ torsim_stream_accept (Torsim * t, evutil_socket_t fd)
   bufferevent_set_timeouts (s->side[0], &timeout, &timeout);
   bufferevent_enable (s->side[0], EV_READ);
   t->streams = g_list_prepend (t->streams, s);
-  torsim_log (t, "stream %u: SOCKS connection", s->id);
+  torsim_log (t, "stream %u: SOCKS connection from %s", s->id,
+      s->client_address);
 }
 
 /* The BEGIN reaches the onion service: it dials its target port.  Only
@@ -217,20 +227,23 @@ connect_target (TorsimStream * s)
 {
   Torsim *t = s->t;
 
-  s->side[1] = torsim_connect_local (t, s->target_port);
+  s->side[1] = torsim_connect_local (t, s->target_address, s->target_port);
   if (s->side[1] == NULL) {
     torsim_stream_refuse (s, TORSIM_SOCKS_CONNECTION_REFUSED);
     return;
   }
   bufferevent_setcb (s->side[1], on_read, on_write, on_event, s);
   s->state = STREAM_CONNECTING;
-  torsim_log (t, "stream %u: to 127.0.0.1:%u over link %u", s->id,
+  torsim_log (t, "stream %u: to %u.%u.%u.%u:%u over link %u", s->id,
+      s->target_address >> 24, (s->target_address >> 16) & 0xFF,
+      (s->target_address >> 8) & 0xFF, s->target_address & 0xFF,
       s->target_port, torsim_link_index (s->link));
 }
 
 void
 torsim_stream_connect (TorsimStream * s, const char *key,
-    const char *username, const char *password, guint16 target_port)
+    const char *username, const char *password, guint32 target_address,
+    guint16 target_port)
 {
   Torsim *t = s->t;
 
@@ -240,6 +253,7 @@ torsim_stream_connect (TorsimStream * s, const char *key,
     torsim_stream_refuse (s, TORSIM_SOCKS_GENERAL_FAILURE);
     return;
   }
+  s->target_address = target_address;
   s->target_port = target_port;
   /* The client's data waits in its socket until the stream is open. */
   bufferevent_disable (s->side[0], EV_READ);
@@ -364,4 +378,10 @@ struct bufferevent *
 torsim_stream_client (TorsimStream * s)
 {
   return s->side[0];
+}
+
+const char *
+torsim_stream_client_address (TorsimStream * s)
+{
+  return s->client_address;
 }

@@ -91,7 +91,7 @@ torsim_constrain_socket (Torsim * t, evutil_socket_t fd)
 }
 
 struct bufferevent *
-torsim_connect_local (Torsim * t, guint16 port)
+torsim_connect_local (Torsim * t, guint32 address, guint16 port)
 {
   struct sockaddr_in sin;
   struct bufferevent *bev;
@@ -112,7 +112,7 @@ torsim_connect_local (Torsim * t, guint16 port)
   }
   memset (&sin, 0, sizeof sin);
   sin.sin_family = AF_INET;
-  sin.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  sin.sin_addr.s_addr = htonl (address);
   sin.sin_port = htons (port);
   if (bufferevent_socket_connect (bev, (struct sockaddr *) &sin,
           sizeof sin) < 0) {
@@ -129,7 +129,7 @@ static void
 on_socks_accept (struct evconnlistener *listener, evutil_socket_t fd,
     struct sockaddr *address, int length, void *arg)
 {
-  torsim_stream_accept (arg, fd);
+  torsim_stream_accept (arg, fd, address);
 }
 
 static void

@@ -27,6 +27,39 @@ typedef struct _TorsimStream TorsimStream;
 typedef struct _TorsimOnion TorsimOnion;
 typedef struct _TorsimControl TorsimControl;
 
+/* torsim-isolation.c: tor's SocksPort isolation flags (its ISO_* bits),
+ * and the key that decides which streams share a circuit. */
+typedef enum
+{
+  TORSIM_ISOLATE_DEST_PORT = 1 << 0,
+  TORSIM_ISOLATE_DEST_ADDR = 1 << 1,
+  TORSIM_ISOLATE_SOCKS_AUTH = 1 << 2,
+  TORSIM_ISOLATE_CLIENT_PROTOCOL = 1 << 3,
+  TORSIM_ISOLATE_CLIENT_ADDR = 1 << 4,
+} TorsimIsolation;
+
+/* Tor's default: a SocksPort line without flags. */
+#define TORSIM_ISOLATE_DEFAULT \
+  (TORSIM_ISOLATE_CLIENT_ADDR | TORSIM_ISOLATE_SOCKS_AUTH)
+
+/* What a stream's key is made of; only the fields of the flags count. */
+typedef struct
+{
+  const char *client_address;   /* the SOCKS client's IP, as text */
+  gboolean authenticated;       /* username/password were given */
+  const GString *username;      /* raw bytes, may hold NULs */
+  const GString *password;
+  const char *dest_address;     /* as the client sent it, lower case */
+  guint16 dest_port;
+} TorsimIsolationFields;
+
+/* Applies one of tor's flag names, "No" before it to clear it, in any
+ * case; FALSE for a name that is not an isolation flag. */
+gboolean torsim_isolation_apply (TorsimIsolation * flags, const char *name);
+/* Streams with equal keys may share a circuit; others may not. */
+gchar *torsim_isolation_key (TorsimIsolation flags,
+    const TorsimIsolationFields * fields);
+
 /* torsim-options.c: the command line. */
 typedef struct
 {
@@ -41,6 +74,7 @@ typedef struct
   gchar *cookie_file;
   gsize max_pending;            /* bytes in flight per stream and direction */
   guint constrained_sock_size;  /* 0: the kernel's socket buffers */
+  TorsimIsolation isolation;    /* --socks-flag */
   gboolean verbose;
 } TorsimOptions;
 
@@ -97,9 +131,11 @@ G_GNUC_PRINTF (2, 3);
      gint64 torsim_now (void);
 /* Arms a timer for the monotonic time at_us (at once if past). */
      void torsim_timer_at (Torsim * t, struct event *timer, gint64 at_us);
-/* A connected 127.0.0.1 socket's bufferevent with TCP_NODELAY; NULL with
- * errno set when the connect fails at once. */
-     struct bufferevent *torsim_connect_local (Torsim * t, guint16 port);
+/* A socket's bufferevent with TCP_NODELAY, connecting to `address` (host
+ * order, on loopback) and `port`; NULL with errno set when the connect
+ * fails at once. */
+     struct bufferevent *torsim_connect_local (Torsim * t, guint32 address,
+    guint16 port);
 /* --constrained-sock-size on a stream's socket. */
      void torsim_constrain_socket (Torsim * t, evutil_socket_t fd);
 
@@ -137,10 +173,12 @@ G_GNUC_PRINTF (2, 3);
      void torsim_links_stats (Torsim * t, GString * out);
 
 /* torsim-stream.c: a SOCKS stream and the relay of its bytes. */
-     void torsim_stream_accept (Torsim * t, evutil_socket_t fd);
+     void torsim_stream_accept (Torsim * t, evutil_socket_t fd,
+    const struct sockaddr *address);
 /* From the SOCKS handshake: attach to a link, connect to the target. */
      void torsim_stream_connect (TorsimStream * s, const char *key,
-    const char *username, const char *password, guint16 target_port);
+    const char *username, const char *password, guint32 target_address,
+    guint16 target_port);
 /* A refusal: the reply, then close. */
      void torsim_stream_refuse (TorsimStream * s, guint8 reply);
 /* From the link: bytes (or the END, data NULL) that left side `dir` have
@@ -154,6 +192,8 @@ G_GNUC_PRINTF (2, 3);
  * are never read again, on either side; returns how many. */
      guint torsim_streams_freeze (Torsim * t, guint max_streams);
      struct bufferevent *torsim_stream_client (TorsimStream * s);
+/* The SOCKS client's IP address, as text. */
+     const char *torsim_stream_client_address (TorsimStream * s);
 /* Bytes torsim holds for the stream: in flight, and read or to write. */
      gsize torsim_stream_buffered (TorsimStream * s);
 
@@ -188,6 +228,7 @@ G_GNUC_PRINTF (2, 3);
      typedef struct
      {
        guint16 virtual_port;
+       guint32 target_address;  /* host order, in 127.0.0.0/8 */
        guint16 target_port;
      } TorsimOnionPort;
 
@@ -212,8 +253,9 @@ G_GNUC_PRINTF (2, 3);
      gboolean torsim_onion_is_published (TorsimOnion * onion);
 /* NULL-terminated ClientAuthV3 keys, or NULL. */
      const gchar *const *torsim_onion_client_auth (TorsimOnion * onion);
-/* The target of a virtual port, 0 when not mapped. */
-     guint16 torsim_onion_target (TorsimOnion * onion, guint16 virtual_port);
+/* The mapping of a virtual port, NULL when not mapped. */
+     const TorsimOnionPort *torsim_onion_target (TorsimOnion * onion,
+    guint16 virtual_port);
 /* Emits HS_DESC UPLOAD now (after the ADD_ONION reply). */
      void torsim_onion_announce (TorsimOnion * onion);
      void torsim_onions_remove_owned (Torsim * t, TorsimControl * owner);
