@@ -140,7 +140,7 @@ caller () {
 }
 
 callee a 24
-callee b 40
+callee b 50
 callee c 12
 callee d 56
 # E's ends both run DOUBLE-SEND, whose groups rotate every link through
@@ -150,7 +150,9 @@ callee d 56
 callee e 50 --policy double-send
 for s in a b c d e; do wait_for_file "$work/address-$s"; done
 caller a 18
-caller b 30 --peer-timeout 3
+# B's caller outlives the steps before its callee's kill, and 5 s of
+# memory samples after it, on a loaded machine too.
+caller b 40 --peer-timeout 3
 caller c 8
 caller d 50
 caller e 46 --policy double-send
@@ -367,7 +369,7 @@ check(caller_b["frames_received"] >= 150,
 check(caller_b["link_downs"] >= 12 and caller_b["links_up"] == 0,
       "caller b: %d links down, %d up at the end" % (caller_b["link_downs"], caller_b["links_up"]))
 check(caller_b["peer_unreachable"] is not None, "caller b: no PEER_UNREACHABLE")
-check(abs(caller_b["seconds"] - 30) < 1, "caller b: sent for %.1f s, not 30" % caller_b["seconds"])
+check(abs(caller_b["seconds"] - 40) < 1, "caller b: sent for %.1f s, not 40" % caller_b["seconds"])
 
 # C: the callee's error is in its report; the call went on over the links
 # already open.
