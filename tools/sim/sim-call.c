@@ -34,6 +34,13 @@ struct _Call
   DonarSession *session[2];
   Endpoint endpoint[2];
   SimFifo fifo[2][DONAR_MAX_LINKS];     /* [direction][link] */
+  /* The arrival of each FIFO's oldest record (G_MAXINT64: empty), and the
+   * earliest of them while `earliest_known`: the event loop would
+   * otherwise look at every FIFO at every event, a tenth of the run. */
+  gint64 head[2][DONAR_MAX_LINKS];
+  gboolean earliest_known;
+  gint earliest_dir, earliest_link;
+  gint64 earliest;
   gboolean up[DONAR_MAX_LINKS];
   gint64 ready_at[DONAR_MAX_LINKS];     /* of a link being reopened */
   gint64 now;
@@ -131,6 +138,60 @@ record_latency (Call * call, guint direction, guint32 index, gint64 arrival)
 }
 
 static void
+update_head (Call * call, guint dir, guint link)
+{
+  const SimRecord *r = sim_fifo_peek (&call->fifo[dir][link]);
+
+  call->head[dir][link] = r ? r->arrival : G_MAXINT64;
+}
+
+/* The earliest head, the first in (direction, link) order among equals:
+ * the order the loop has always taken them in. */
+static void
+find_earliest (Call * call)
+{
+  call->earliest = G_MAXINT64;
+  call->earliest_dir = call->earliest_link = -1;
+  for (guint d = 0; d < 2; d++)
+    for (guint link = 0; link < call->n_links; link++)
+      if (call->head[d][link] < call->earliest) {
+        call->earliest = call->head[d][link];
+        call->earliest_dir = d;
+        call->earliest_link = link;
+      }
+  call->earliest_known = TRUE;
+}
+
+static void
+push_record (Call * call, guint dir, guint link, gint64 arrival,
+    const guint8 * record, gsize length)
+{
+  SimFifo *fifo = &call->fifo[dir][link];
+
+  sim_fifo_push (fifo, arrival, record, length);
+  if (fifo->count > 1)
+    return;
+  /* A new head can only bring the earliest forward. */
+  call->head[dir][link] = arrival;
+  if (call->earliest_known && (arrival < call->earliest ||
+          (arrival == call->earliest && ((gint) dir < call->earliest_dir ||
+                  ((gint) dir == call->earliest_dir &&
+                      (gint) link < call->earliest_link))))) {
+    call->earliest = arrival;
+    call->earliest_dir = dir;
+    call->earliest_link = link;
+  }
+}
+
+static void
+pop_record (Call * call, guint dir, guint link)
+{
+  sim_fifo_pop (&call->fifo[dir][link]);
+  update_head (call, dir, link);
+  call->earliest_known = FALSE;
+}
+
+static void
 on_send (gpointer user_data, guint link, const guint8 * record, gsize length)
 {
   Endpoint *endpoint = user_data;
@@ -159,7 +220,7 @@ on_send (gpointer user_data, guint link, const guint8 * record, gsize length)
   call->result->bytes_sent += length;
   call->result->messages_sent++;
   if (arrival >= 0)
-    sim_fifo_push (&call->fifo[endpoint->side][link], arrival, record, length);
+    push_record (call, endpoint->side, link, arrival, record, length);
 }
 
 static void
@@ -238,8 +299,10 @@ call_init (Call * call, const SimSettings * settings, guint index,
   for (guint side = 0; side < 2; side++) {
     call->endpoint[side].call = call;
     call->endpoint[side].side = side;
-    for (guint link = 0; link < call->n_links; link++)
+    for (guint link = 0; link < call->n_links; link++) {
       sim_fifo_init (&call->fifo[side][link]);
+      call->head[side][link] = G_MAXINT64;
+    }
     if (!settings->oracle && !session_start (call, side, error))
       return FALSE;
   }
@@ -388,7 +451,9 @@ clear_fifos (Call * call, guint link)
   for (guint d = 0; d < 2; d++) {
     sim_fifo_clear (&call->fifo[d][link]);
     sim_fifo_init (&call->fifo[d][link]);
+    call->head[d][link] = G_MAXINT64;
   }
+  call->earliest_known = FALSE;
 }
 
 /* A link that is up, at random, killed: what it carries is lost, a new
@@ -522,21 +587,16 @@ sim_run_call (const SimSettings * settings, guint index,
   while (TRUE) {
     gint64 t_frame = next_frame < result->n_frames ?
         (gint64) next_frame * settings->config.frame_period_us : G_MAXINT64;
-    gint64 t_arrival = G_MAXINT64, t_timer = G_MAXINT64;
+    gint64 t_arrival, t_timer = G_MAXINT64;
     gint64 t_fault = MIN (call.guard_failure_at, MIN (call.restart_at,
             call.back_at));
-    gint fifo_dir = -1, fifo_link = -1, timer_side = -1;
+    gint fifo_dir, fifo_link, timer_side = -1;
 
-    for (guint d = 0; d < 2; d++)
-      for (guint link = 0; link < call.n_links; link++) {
-        const SimRecord *r = sim_fifo_peek (&call.fifo[d][link]);
-
-        if (r && r->arrival < t_arrival) {
-          t_arrival = r->arrival;
-          fifo_dir = d;
-          fifo_link = link;
-        }
-      }
+    if (!call.earliest_known)
+      find_earliest (&call);
+    t_arrival = call.earliest;
+    fifo_dir = call.earliest_dir;
+    fifo_link = call.earliest_link;
     for (guint side = 0; side < 2; side++)
       if (call.session[side] &&
           donar_session_get_expiry (call.session[side]) < t_timer) {
@@ -559,7 +619,7 @@ sim_run_call (const SimSettings * settings, guint index,
       if (derror != DONAR_OK)
         g_error ("simulated link %d rejected a record: %s", fifo_link,
             donar_error_to_string (derror));
-      sim_fifo_pop (&call.fifo[fifo_dir][fifo_link]);
+      pop_record (&call, fifo_dir, fifo_link);
     } else if (call.next_kill <= t_fault && call.next_kill <= t_link &&
         call.next_kill <= t_timer && call.next_kill <= t_frame) {
       if (call.next_kill > end)
