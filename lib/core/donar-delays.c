@@ -135,26 +135,53 @@ donar_delays_on_arrival (DonarDelays * delays, guint link, guint32 seq,
     l->overdue = FALSE;
 }
 
-void
-donar_delays_note_sent (DonarDelays * delays, guint link, guint32 seq,
-    guint age, guint32 time_ms, gint64 now)
+/* note_sent once the peer's clock is read: `message_us` is the message's
+ * time on it and `off` the offset, known. */
+static void
+note_sent_at (DonarDelays * delays, guint link, guint32 seq, guint age,
+    gint64 message_us, gint64 off)
 {
   DonarLinkDelay *l = &delays->links[link];
   guint32 frame = seq - age;
-  gint64 sent_us = unwrap_peer_clock (delays, time_ms) -
-      (gint64) age * delays->frame_period_us;
+  gint64 sent_us = message_us - (gint64) age * delays->frame_period_us;
 
-  if (offset (delays) == G_MAXINT64)
-    return;
   if (l->heard && donar_seq_diff (frame, l->last_seq) <= 0)
     return;
-  if (sent_us + offset (delays) + PREVIOUS_CONNECTION_US < l->opened_us)
+  if (sent_us + off + PREVIOUS_CONNECTION_US < l->opened_us)
     return;
   if (l->overdue && donar_seq_diff (frame, l->overdue_seq) >= 0)
     return;
   l->overdue = TRUE;
   l->overdue_seq = frame;
   l->overdue_sent_us = sent_us;
+}
+
+void
+donar_delays_note_recent (DonarDelays * delays, guint32 seq, guint32 time_ms,
+    const DonarWireRecent * recent, guint n_recent, gint64 now)
+{
+  gint64 message_us;
+
+  if (n_recent == 0)
+    return;
+  /* Reading the same time again changes nothing: once is enough. */
+  message_us = unwrap_peer_clock (delays, time_ms);
+  if (offset (delays) == G_MAXINT64)
+    return;
+  for (guint i = 0; i < n_recent; i++)
+    note_sent_at (delays, recent[i].link, seq, recent[i].age, message_us,
+        offset (delays));
+}
+
+void
+donar_delays_note_sent (DonarDelays * delays, guint link, guint32 seq,
+    guint age, guint32 time_ms, gint64 now)
+{
+  gint64 message_us = unwrap_peer_clock (delays, time_ms);
+
+  if (offset (delays) == G_MAXINT64)
+    return;
+  note_sent_at (delays, link, seq, age, message_us, offset (delays));
 }
 
 void

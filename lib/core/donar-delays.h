@@ -21,6 +21,7 @@
 #define DONAR_DELAYS_H
 
 #include "donar-receiver.h"
+#include "donar-wire.h"
 
 G_BEGIN_DECLS
 
@@ -93,6 +94,11 @@ void donar_delays_on_arrival (DonarDelays * delays, guint link,
  * age periods before the message. */
 void donar_delays_note_sent (DonarDelays * delays, guint link,
     guint32 seq, guint age, guint32 time_ms, gint64 now);
+/* The same for each entry of a message's recent-links list, in order: the
+ * peer's clock is read once for them all. */
+void donar_delays_note_recent (DonarDelays * delays, guint32 seq,
+    guint32 time_ms, const DonarWireRecent * recent, guint n_recent,
+    gint64 now);
 /* The peer's report of each link toward it (DONAR_WIRE_DELAY_*). */
 void donar_delays_set_reports (DonarDelays * delays,
     const guint16 * reports, guint n_reports, gint64 now);

@@ -106,6 +106,14 @@ donar_monitor_note_sent (DonarMonitor * monitor, guint32 seq, guint link,
   note_silence (monitor, seq, link, now);
 }
 
+void
+donar_monitor_note_recent (DonarMonitor * monitor, guint32 seq,
+    const DonarWireRecent * recent, guint n_recent, gint64 now)
+{
+  for (guint i = 0; i < n_recent; i++)
+    donar_monitor_note_sent (monitor, seq - recent[i].age, recent[i].link, now);
+}
+
 static void
 add_sample (DonarMonitor * monitor, guint link, guint out_of_order)
 {
