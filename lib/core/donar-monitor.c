@@ -48,7 +48,7 @@ donar_monitor_forget_link (DonarMonitor * monitor, guint link)
 
 /* The record of seq, claimed from an older frame if need be; NULL when seq
  * is older than what the slot holds. */
-static DonarExpectedFrame *
+static inline DonarExpectedFrame *
 expected_slot (DonarMonitor * monitor, guint32 seq)
 {
   DonarExpectedFrame *frame = &monitor->expected[seq % DONAR_MONITOR_HISTORY];
@@ -64,7 +64,7 @@ expected_slot (DonarMonitor * monitor, guint32 seq)
 }
 
 /* Index of link among the frame's links, adding it if there is room. */
-static gint
+static inline gint
 expected_link (DonarExpectedFrame * frame, guint link)
 {
   for (guint k = 0; k < frame->n_links; k++)
@@ -76,7 +76,7 @@ expected_link (DonarExpectedFrame * frame, guint link)
   return frame->n_links++;
 }
 
-static void
+static inline void
 note_silence (DonarMonitor * monitor, guint32 seq, guint link, gint64 now)
 {
   /* Only from the link's first data on: until then the peer's lists may
@@ -95,9 +95,10 @@ note_silence (DonarMonitor * monitor, guint32 seq, guint link, gint64 now)
   }
 }
 
-void
-donar_monitor_note_sent (DonarMonitor * monitor, guint32 seq, guint link,
-    gint64 now)
+/* Inline: a message names a dozen frames, each already noted from the
+ * messages before it, and the calls cost more than the checks. */
+static inline void
+note_sent (DonarMonitor * monitor, guint32 seq, guint link, gint64 now)
 {
   DonarExpectedFrame *frame = expected_slot (monitor, seq);
 
@@ -107,11 +108,18 @@ donar_monitor_note_sent (DonarMonitor * monitor, guint32 seq, guint link,
 }
 
 void
+donar_monitor_note_sent (DonarMonitor * monitor, guint32 seq, guint link,
+    gint64 now)
+{
+  note_sent (monitor, seq, link, now);
+}
+
+void
 donar_monitor_note_recent (DonarMonitor * monitor, guint32 seq,
     const DonarWireRecent * recent, guint n_recent, gint64 now)
 {
   for (guint i = 0; i < n_recent; i++)
-    donar_monitor_note_sent (monitor, seq - recent[i].age, recent[i].link, now);
+    note_sent (monitor, seq - recent[i].age, recent[i].link, now);
 }
 
 static void
