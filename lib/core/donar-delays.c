@@ -19,6 +19,16 @@
  * late our frames are (donar_delays_in_flight_excess). */
 #define SILENT_PERIODS 3
 
+static void
+update_least_round_trip (DonarDelays * delays)
+{
+  delays->least_round_trip_us = G_MAXINT64;
+  for (guint i = 0; i < delays->n_links; i++)
+    delays->least_round_trip_us = MIN (delays->least_round_trip_us,
+        MIN (delays->links[i].round_trip_us[0],
+            delays->links[i].round_trip_us[1]));
+}
+
 void
 donar_delays_init (DonarDelays * delays, guint n_links,
     gint64 frame_period_us, gint64 now)
@@ -41,6 +51,7 @@ donar_delays_reset_link (DonarDelays * delays, guint link, gint64 now)
   l->opened_us = now;
   l->floor_us[0] = l->floor_us[1] = G_MAXINT64;
   l->round_trip_us[0] = l->round_trip_us[1] = G_MAXINT64;
+  update_least_round_trip (delays);
 }
 
 void
@@ -101,6 +112,7 @@ rotate_buckets (DonarDelays * delays, gint64 now)
     delays->links[i].round_trip_us[1] = delays->links[i].round_trip_us[0];
     delays->links[i].round_trip_us[0] = G_MAXINT64;
   }
+  update_least_round_trip (delays);
 }
 
 static gint64
@@ -237,8 +249,11 @@ donar_delays_on_acks (DonarDelays * delays, guint32 ack,
 
       if (donar_seq_diff (oldest->seq, newest) > 0)
         break;
-      if (oldest->seq == newest)
+      if (oldest->seq == newest) {
         l->round_trip_us[0] = MIN (l->round_trip_us[0], now - oldest->sent_us);
+        delays->least_round_trip_us = MIN (delays->least_round_trip_us,
+            l->round_trip_us[0]);
+      }
       l->first = (l->first + 1) % DONAR_DELAY_IN_FLIGHT;
       l->n_in_flight--;
     }
@@ -260,12 +275,8 @@ donar_delays_ack_age (const DonarDelays * delays, guint link, guint32 ack)
 gint64
 donar_delays_least_round_trip (const DonarDelays * delays)
 {
-  gint64 round_trip = G_MAXINT64;
-
-  for (guint i = 0; i < delays->n_links; i++)
-    round_trip = MIN (round_trip, MIN (delays->links[i].round_trip_us[0],
-            delays->links[i].round_trip_us[1]));
-  return round_trip == G_MAXINT64 ? DONAR_DELAY_UNKNOWN : round_trip;
+  return delays->least_round_trip_us == G_MAXINT64 ? DONAR_DELAY_UNKNOWN :
+      delays->least_round_trip_us;
 }
 
 gint64

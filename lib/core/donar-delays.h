@@ -76,6 +76,9 @@ typedef struct
   gint64 offset_us[2];
   gint64 bucket_start_us;
   gint64 last_heard_us;         /* the latest message on any link */
+  /* The least of the links' round trips (G_MAXINT64: none), kept as they
+   * change: ADAPTIVE asks for it for every link at every frame. */
+  gint64 least_round_trip_us;
   DonarLinkDelay links[DONAR_MAX_LINKS];
 } DonarDelays;
 
