@@ -19,10 +19,29 @@ donar_monitor_init (DonarMonitor * monitor, guint n_links,
   }
 }
 
+static gboolean
+frame_complete (const DonarExpectedFrame * frame)
+{
+  return frame->arrived == (1 << frame->n_links) - 1;
+}
+
+/* Keeps the frame's bit of `incomplete` in step, after any change to it. */
+static inline void
+mark (DonarMonitor * monitor, const DonarExpectedFrame * frame)
+{
+  guint i = frame - monitor->expected;
+
+  if (frame->valid && !frame_complete (frame))
+    monitor->incomplete[i / 32] |= 1u << (i % 32);
+  else
+    monitor->incomplete[i / 32] &= ~(1u << (i % 32));
+}
+
 void
 donar_monitor_forget_expected (DonarMonitor * monitor)
 {
   memset (monitor->expected, 0, sizeof monitor->expected);
+  memset (monitor->incomplete, 0, sizeof monitor->incomplete);
   memset (monitor->arrived_any, 0, sizeof monitor->arrived_any);
   memset (monitor->silent, 0, sizeof monitor->silent);
 }
@@ -43,6 +62,7 @@ donar_monitor_forget_link (DonarMonitor * monitor, guint link)
     for (guint k = 0; k < frame->n_links; k++)
       if (frame->links[k] == link)
         frame->arrived |= 1 << k;
+    mark (monitor, frame);
   }
 }
 
@@ -60,6 +80,7 @@ expected_slot (DonarMonitor * monitor, guint32 seq)
   memset (frame, 0, sizeof *frame);
   frame->valid = TRUE;
   frame->seq = seq;
+  mark (monitor, frame);
   return frame;
 }
 
@@ -102,8 +123,10 @@ note_sent (DonarMonitor * monitor, guint32 seq, guint link, gint64 now)
 {
   DonarExpectedFrame *frame = expected_slot (monitor, seq);
 
-  if (frame)
+  if (frame) {
     expected_link (frame, link);
+    mark (monitor, frame);
+  }
   note_silence (monitor, seq, link, now);
 }
 
@@ -149,6 +172,7 @@ donar_monitor_on_arrival (DonarMonitor * monitor, guint32 seq, guint link,
 
     if (k >= 0)
       frame->arrived |= 1 << k;
+    mark (monitor, frame);
   }
 }
 
@@ -178,9 +202,10 @@ donar_monitor_close_window (DonarMonitor * monitor,
         donar_seq_diff (receiver->highest, frame->seq) >=
         DONAR_MONITOR_HISTORY) {
       frame->valid = FALSE;
+      mark (monitor, frame);
       continue;
     }
-    if (frame->arrived == (1 << frame->n_links) - 1)
+    if (frame_complete (frame))
       continue;
     /* A copy still on its way once later frames are in is the slow link's
      * doing: it is charged every window until it arrives. */
@@ -208,22 +233,41 @@ donar_monitor_close_window (DonarMonitor * monitor,
  * they stay missing; beyond, the window's charge takes over. */
 #define OVERDUE_SPAN 32
 
+/* The bits of `incomplete` for the 32 slots from `start` on, wrapping
+ * around the history: bit i is slot (start + i) % DONAR_MONITOR_HISTORY. */
+static guint32
+incomplete_window (const DonarMonitor * monitor, guint start)
+{
+  const guint words = DONAR_MONITOR_HISTORY / 32;
+  guint w = start / 32, b = start % 32;
+  guint64 pair = monitor->incomplete[w] |
+      (guint64) monitor->incomplete[(w + 1) % words] << 32;
+
+  return (guint32) (pair >> b);
+}
+
 guint32
 donar_monitor_check_overdue (DonarMonitor * monitor,
     const DonarReceiver * receiver, guint alarm_frames)
 {
-  guint32 overdue = 0;
+  guint32 overdue = 0, oldest, candidates;
 
   if (!receiver->started || alarm_frames == 0)
     return 0;
-  for (guint back = alarm_frames; back < alarm_frames + OVERDUE_SPAN; back++) {
-    guint32 seq = receiver->highest - back;
+  /* The frames alarm_frames .. alarm_frames + OVERDUE_SPAN - 1 behind the
+   * newest, of which only the incomplete ones; their order does not
+   * matter (a bit set, a maximum). */
+  G_STATIC_ASSERT (OVERDUE_SPAN == 32);
+  oldest = receiver->highest - (alarm_frames + OVERDUE_SPAN - 1);
+  candidates = incomplete_window (monitor, oldest % DONAR_MONITOR_HISTORY);
+  while (candidates) {
+    guint32 seq = oldest + __builtin_ctz (candidates);
     const DonarExpectedFrame *frame =
         &monitor->expected[seq % DONAR_MONITOR_HISTORY];
     guint newer;
 
-    if (!frame->valid || frame->seq != seq ||
-        frame->arrived == (1 << frame->n_links) - 1)
+    candidates &= candidates - 1;
+    if (frame->seq != seq)
       continue;
     newer = donar_receiver_count_newer (receiver, seq);
     if (newer < alarm_frames)

@@ -52,6 +52,10 @@ typedef struct
   gint64 silent_since[DONAR_MAX_LINKS];     /* when we learned of it */
   gboolean silent[DONAR_MAX_LINKS];
   DonarExpectedFrame expected[DONAR_MONITOR_HISTORY];
+  /* Bit i: expected[i] is valid and a copy of it has not come.  The
+   * alarm looks at those only, not at every frame of its span on every
+   * message. */
+  guint32 incomplete[DONAR_MONITOR_HISTORY / 32];
 } DonarMonitor;
 
 void donar_monitor_init (DonarMonitor * monitor, guint n_links,
