@@ -123,9 +123,14 @@ note_sent (DonarMonitor * monitor, guint32 seq, guint link, gint64 now)
 {
   DonarExpectedFrame *frame = expected_slot (monitor, seq);
 
+  /* Mostly a frame and link noted already, from an earlier message: then
+   * nothing changed. */
   if (frame) {
+    guint before = frame->n_links;
+
     expected_link (frame, link);
-    mark (monitor, frame);
+    if (frame->n_links != before)
+      mark (monitor, frame);
   }
   note_silence (monitor, seq, link, now);
 }
