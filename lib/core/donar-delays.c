@@ -197,6 +197,13 @@ donar_delays_note_sent (DonarDelays * delays, guint link, guint32 seq,
 }
 
 void
+donar_delays_clear_reports (DonarDelays * delays, guint n)
+{
+  for (guint i = 0; i < MIN (n, delays->n_links); i++)
+    delays->links[i].reported = FALSE;
+}
+
+void
 donar_delays_set_reports (DonarDelays * delays, const guint16 * reports,
     guint n_reports, gint64 now)
 {

@@ -103,6 +103,9 @@ void donar_delays_note_recent (DonarDelays * delays, guint32 seq,
     guint32 time_ms, const DonarWireRecent * recent, guint n_recent,
     gint64 now);
 /* The peer's report of each link toward it (DONAR_WIRE_DELAY_*). */
+/* The peer reported none of its first n links: set_reports with every
+ * report unknown. */
+void donar_delays_clear_reports (DonarDelays * delays, guint n);
 void donar_delays_set_reports (DonarDelays * delays,
     const guint16 * reports, guint n_reports, gint64 now);
 

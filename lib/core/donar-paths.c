@@ -59,6 +59,12 @@ donar_paths_set (DonarPaths * paths, guint link, const guint64 * relays,
 }
 
 void
+donar_paths_clear_peer (DonarPaths * paths, guint n)
+{
+  memset (paths->peer_mask, 0, MIN (n, paths->n_links));
+}
+
+void
 donar_paths_set_peer (DonarPaths * paths, const guint8 * masks, guint n_masks)
 {
   for (guint i = 0; i < MIN (n_masks, paths->n_links); i++)

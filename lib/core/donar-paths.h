@@ -29,6 +29,9 @@ void donar_paths_set (DonarPaths * paths, guint link, const guint64 * relays,
 /* What the peer said of its half of each link. */
 void donar_paths_set_peer (DonarPaths * paths, const guint8 * masks,
     guint n_masks);
+/* The peer named no shared relay on its first n links: set_peer with
+ * every mask 0. */
+void donar_paths_clear_peer (DonarPaths * paths, guint n);
 /* TRUE when a and b are the same link or have a relay in common on either
  * side. */
 gboolean donar_paths_share (const DonarPaths * paths, guint a, guint b);

@@ -399,16 +399,26 @@ handle_data (DonarSession * session, guint link, const guint8 * data,
       message.recent, message.n_recent, now);
   donar_delays_on_arrival (&session->delays, link, message.seq,
       message.time_ms, now);
-  donar_delays_set_reports (&session->delays, message.delays,
-      message.n_scores, now);
-  donar_paths_set_peer (&session->paths, message.paths, message.n_scores);
-  donar_delays_on_acks (&session->delays, message.ack, message.acked,
-      message.n_scores, now);
-  if (message.parts & DONAR_WIRE_PART_ADAPTIVE)
+  if (message.parts & DONAR_WIRE_PART_ADAPTIVE) {
+    donar_delays_set_reports (&session->delays, message.delays,
+        message.n_scores, now);
+    donar_paths_set_peer (&session->paths, message.paths, message.n_scores);
+    donar_delays_on_acks (&session->delays, message.ack, message.acked,
+        message.n_scores, now);
     session->peer_acknowledges = TRUE;
+  } else {
+    /* The same as the decoder's stand-ins for the missing part would do,
+     * without reading them link by link: no report, no shared relay, and
+     * no acknowledgement (on_acks would only rotate the buckets, which
+     * on_arrival did at this same time). */
+    donar_delays_clear_reports (&session->delays, message.n_scores);
+    donar_paths_clear_peer (&session->paths, message.n_scores);
+  }
   donar_monitor_on_arrival (&session->monitor, message.seq, link, out_of_order);
-  donar_monitor_set_remote (&session->monitor, message.scores,
-      message.n_scores, now);
+  /* Without the part, every score is unknown: nothing to set. */
+  if (message.parts & DONAR_WIRE_PART_SCORES)
+    donar_monitor_set_remote (&session->monitor, message.scores,
+        message.n_scores, now);
 
   /* Oldest first: a jitter buffer would rather see them in order. */
   for (guint i = message.n_frames; i-- > 0;) {
