@@ -161,10 +161,9 @@ donar_wire_encode_data (const DonarWireMessage * message, guint8 * out,
     for (guint i = 0; i < message->n_scores; i++, p++)
       p[0] = message->acked[i];
   }
-  for (guint i = 0; i < message->n_recent; i++, p += 2) {
-    p[0] = message->recent[i].age;
-    p[1] = message->recent[i].link;
-  }
+  /* The list is laid out in memory as on the wire: age, link. */
+  memcpy (p, message->recent, DONAR_WIRE_RECENT_ENTRY * message->n_recent);
+  p += DONAR_WIRE_RECENT_ENTRY * message->n_recent;
   for (guint i = 0; i < message->n_frames; i++) {
     const DonarWireFrame *frame = &message->frames[i];
 
@@ -357,10 +356,8 @@ donar_wire_decode_data (const guint8 * data, gsize length,
     for (guint i = 0; i < message->n_scores; i++, p++)
       message->acked[i] = p[0];
   }
-  for (guint i = 0; i < message->n_recent; i++, p += 2) {
-    message->recent[i].age = p[0];
-    message->recent[i].link = p[1];
-  }
+  memcpy (message->recent, p, DONAR_WIRE_RECENT_ENTRY * message->n_recent);
+  p += DONAR_WIRE_RECENT_ENTRY * message->n_recent;
 
   for (guint i = 0; i < message->n_frames; i++) {
     DonarWireFrame *frame = &message->frames[i];
