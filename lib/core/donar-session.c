@@ -124,21 +124,21 @@ build_message_common (DonarSession * session, const DonarSentFrame * current,
 
   message->n_scores = config->n_links;
   /* Only the parts that go on the wire are worked out. */
-  for (guint i = 0; i < config->n_links; i++) {
-    if (message->parts & DONAR_WIRE_PART_SCORES) {
+  if (message->parts & DONAR_WIRE_PART_SCORES)
+    for (guint i = 0; i < config->n_links; i++) {
       gint32 reported = donar_monitor_reported (&session->monitor, i);
 
       message->scores[i] = reported == DONAR_SCORE_UNKNOWN ?
           DONAR_WIRE_SCORE_UNKNOWN : MIN (reported,
           DONAR_WIRE_SCORE_UNKNOWN - 1);
     }
-    if (message->parts & DONAR_WIRE_PART_ADAPTIVE) {
+  if (message->parts & DONAR_WIRE_PART_ADAPTIVE)
+    for (guint i = 0; i < config->n_links; i++) {
       message->delays[i] = donar_delays_report (&session->delays, i, now);
       message->paths[i] = session->paths.local_mask[i];
       message->acked[i] = donar_delays_ack_age (&session->delays, i,
           session->receiver.highest);
     }
-  }
 
   message->n_recent = 0;
   for (guint age = 0; age < config->recent_frames; age++) {
