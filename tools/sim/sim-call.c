@@ -3,6 +3,7 @@
 #include "sim-call.h"
 
 #include "sim-fifo.h"
+#include "sim-heads.h"
 #include "donar-backoff.h"
 #include "donar-wire.h"
 
@@ -34,13 +35,10 @@ struct _Call
   DonarSession *session[2];
   Endpoint endpoint[2];
   SimFifo fifo[2][DONAR_MAX_LINKS];     /* [direction][link] */
-  /* The arrival of each FIFO's oldest record (G_MAXINT64: empty), and the
-   * earliest of them while `earliest_known`: the event loop would
-   * otherwise look at every FIFO at every event, a tenth of the run. */
-  gint64 head[2][DONAR_MAX_LINKS];
-  gboolean earliest_known;
-  gint earliest_dir, earliest_link;
-  gint64 earliest;
+  /* The arrival of each FIFO's oldest record, fifo[d][link] at index
+   * d * DONAR_MAX_LINKS + link: the event loop would otherwise look at
+   * every FIFO at every event, a tenth of the run. */
+  SimHeads heads;
   gboolean up[DONAR_MAX_LINKS];
   gint64 ready_at[DONAR_MAX_LINKS];     /* of a link being reopened */
   gint64 now;
@@ -142,24 +140,8 @@ update_head (Call * call, guint dir, guint link)
 {
   const SimRecord *r = sim_fifo_peek (&call->fifo[dir][link]);
 
-  call->head[dir][link] = r ? r->arrival : G_MAXINT64;
-}
-
-/* The earliest head, the first in (direction, link) order among equals:
- * the order the loop has always taken them in. */
-static void
-find_earliest (Call * call)
-{
-  call->earliest = G_MAXINT64;
-  call->earliest_dir = call->earliest_link = -1;
-  for (guint d = 0; d < 2; d++)
-    for (guint link = 0; link < call->n_links; link++)
-      if (call->head[d][link] < call->earliest) {
-        call->earliest = call->head[d][link];
-        call->earliest_dir = d;
-        call->earliest_link = link;
-      }
-  call->earliest_known = TRUE;
+  sim_heads_set (&call->heads, dir * DONAR_MAX_LINKS + link,
+      r ? r->arrival : G_MAXINT64);
 }
 
 static void
@@ -169,18 +151,9 @@ push_record (Call * call, guint dir, guint link, gint64 arrival,
   SimFifo *fifo = &call->fifo[dir][link];
 
   sim_fifo_push (fifo, arrival, record, length);
-  if (fifo->count > 1)
-    return;
-  /* A new head can only bring the earliest forward. */
-  call->head[dir][link] = arrival;
-  if (call->earliest_known && (arrival < call->earliest ||
-          (arrival == call->earliest && ((gint) dir < call->earliest_dir ||
-                  ((gint) dir == call->earliest_dir &&
-                      (gint) link < call->earliest_link))))) {
-    call->earliest = arrival;
-    call->earliest_dir = dir;
-    call->earliest_link = link;
-  }
+  /* Behind the head, it changes nothing. */
+  if (fifo->count == 1)
+    update_head (call, dir, link);
 }
 
 static void
@@ -188,7 +161,6 @@ pop_record (Call * call, guint dir, guint link)
 {
   sim_fifo_pop (&call->fifo[dir][link]);
   update_head (call, dir, link);
-  call->earliest_known = FALSE;
 }
 
 static void
@@ -272,6 +244,7 @@ call_init (Call * call, const SimSettings * settings, guint index,
   memset (call, 0, sizeof *call);
   call->settings = settings;
   call->n_links = settings->config.n_links;
+  sim_heads_init (&call->heads);
   call->result = result;
   memset (result, 0, sizeof *result);
   result->n_frames = n_frames;
@@ -299,10 +272,8 @@ call_init (Call * call, const SimSettings * settings, guint index,
   for (guint side = 0; side < 2; side++) {
     call->endpoint[side].call = call;
     call->endpoint[side].side = side;
-    for (guint link = 0; link < call->n_links; link++) {
+    for (guint link = 0; link < call->n_links; link++)
       sim_fifo_init (&call->fifo[side][link]);
-      call->head[side][link] = G_MAXINT64;
-    }
     if (!settings->oracle && !session_start (call, side, error))
       return FALSE;
   }
@@ -451,9 +422,8 @@ clear_fifos (Call * call, guint link)
   for (guint d = 0; d < 2; d++) {
     sim_fifo_clear (&call->fifo[d][link]);
     sim_fifo_init (&call->fifo[d][link]);
-    call->head[d][link] = G_MAXINT64;
+    update_head (call, d, link);
   }
-  call->earliest_known = FALSE;
 }
 
 /* A link that is up, at random, killed: what it carries is lost, a new
@@ -590,13 +560,12 @@ sim_run_call (const SimSettings * settings, guint index,
     gint64 t_arrival, t_timer = G_MAXINT64;
     gint64 t_fault = MIN (call.guard_failure_at, MIN (call.restart_at,
             call.back_at));
-    gint fifo_dir, fifo_link, timer_side = -1;
+    guint fifo = 0, fifo_dir, fifo_link;
+    gint timer_side = -1;
 
-    if (!call.earliest_known)
-      find_earliest (&call);
-    t_arrival = call.earliest;
-    fifo_dir = call.earliest_dir;
-    fifo_link = call.earliest_link;
+    t_arrival = sim_heads_earliest (&call.heads, &fifo);
+    fifo_dir = fifo / DONAR_MAX_LINKS;
+    fifo_link = fifo % DONAR_MAX_LINKS;
     for (guint side = 0; side < 2; side++)
       if (call.session[side] &&
           donar_session_get_expiry (call.session[side]) < t_timer) {
