@@ -133,27 +133,30 @@ stalest_link (const DonarGroups * groups, const Prediction * p,
 
 /* The up link with the least predicted delay, other than avoid[] (unless
  * nothing else is up), with a penalty on those that share a relay with
- * one of avoid[]; -1 if none is up. */
+ * one of avoid[]; -1 if none is up.  Which links those are is worked out
+ * once, as masks, rather than for every link and every one of avoid[]. */
 static gint
 best_link (const DonarGroups * groups, const DonarPaths * paths,
     const Prediction * p, const guint * avoid, guint n_avoid, gint exclude)
 {
   gint best = -1;
   gint64 best_cost = G_MAXINT64;
+  guint32 avoided = 0, sharing = 0;
 
+  for (guint k = 0; k < n_avoid; k++) {
+    avoided |= 1u << avoid[k];
+    sharing |= donar_paths_sharing (paths, avoid[k]);
+  }
   for (guint pass = 0; pass < 2 && best < 0; pass++)
     for (guint link = 0; link < groups->n_links; link++) {
       gint64 cost;
 
       if (!groups->up[link] || (gint) link == exclude ||
-          (pass == 0 && listed (link, avoid, n_avoid)))
+          (pass == 0 && (avoided & (1u << link))))
         continue;
       cost = p[link].predicted;
-      for (guint k = 0; k < n_avoid; k++)
-        if (donar_paths_share (paths, link, avoid[k])) {
-          cost += SHARED_RELAY_PENALTY_US;
-          break;
-        }
+      if (sharing & (1u << link))
+        cost += SHARED_RELAY_PENALTY_US;
       if (best < 0 || cost < best_cost) {
         best = link;
         best_cost = cost;

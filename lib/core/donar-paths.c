@@ -77,3 +77,14 @@ donar_paths_share (const DonarPaths * paths, guint a, guint b)
   return a == b || (paths->local_mask[a] & paths->local_mask[b]) != 0 ||
       (paths->peer_mask[a] & paths->peer_mask[b]) != 0;
 }
+
+guint32
+donar_paths_sharing (const DonarPaths * paths, guint link)
+{
+  guint32 sharing = 0;
+
+  for (guint b = 0; b < paths->n_links; b++)
+    if (donar_paths_share (paths, link, b))
+      sharing |= 1u << b;
+  return sharing;
+}

@@ -35,6 +35,8 @@ void donar_paths_clear_peer (DonarPaths * paths, guint n);
 /* TRUE when a and b are the same link or have a relay in common on either
  * side. */
 gboolean donar_paths_share (const DonarPaths * paths, guint a, guint b);
+/* Bit b set for each link b that shares with `link` (itself included). */
+guint32 donar_paths_sharing (const DonarPaths * paths, guint link);
 
 G_END_DECLS
 
