@@ -71,11 +71,17 @@ donar_paths_set_peer (DonarPaths * paths, const guint8 * masks, guint n_masks)
     paths->peer_mask[i] = masks[i];
 }
 
-gboolean
-donar_paths_share (const DonarPaths * paths, guint a, guint b)
+static inline gboolean
+share (const DonarPaths * paths, guint a, guint b)
 {
   return a == b || (paths->local_mask[a] & paths->local_mask[b]) != 0 ||
       (paths->peer_mask[a] & paths->peer_mask[b]) != 0;
+}
+
+gboolean
+donar_paths_share (const DonarPaths * paths, guint a, guint b)
+{
+  return share (paths, a, b);
 }
 
 guint32
@@ -84,7 +90,7 @@ donar_paths_sharing (const DonarPaths * paths, guint link)
   guint32 sharing = 0;
 
   for (guint b = 0; b < paths->n_links; b++)
-    if (donar_paths_share (paths, link, b))
+    if (share (paths, link, b))
       sharing |= 1u << b;
   return sharing;
 }
