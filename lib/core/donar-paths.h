@@ -20,6 +20,11 @@ typedef struct
   guint64 relays[DONAR_MAX_LINKS][DONAR_MAX_PATH_RELAYS];
   guint8 local_mask[DONAR_MAX_LINKS];
   guint8 peer_mask[DONAR_MAX_LINKS];
+  /* Bit b of sharing[a]: donar_paths_share (a, b).  Kept as the masks
+   * change (seldom; the peer's come in every message, mostly the same),
+   * for ADAPTIVE, which asks at every frame. */
+  guint32 sharing[DONAR_MAX_LINKS];
+  gboolean peer_any;            /* a peer mask is not 0 */
 } DonarPaths;
 
 void donar_paths_init (DonarPaths * paths, guint n_links);
