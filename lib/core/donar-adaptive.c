@@ -53,19 +53,16 @@ typedef struct
  * others'.  Sorted by insertion as they come: a dozen values, once a frame,
  * where qsort's set-up and calls cost ten times more. */
 static gint64
-prior_floor (const DonarDelays * delays, const DonarGroups * groups)
+prior_floor (const DonarGroups * groups, const DonarLinkView * views)
 {
   gint64 floors[DONAR_MAX_LINKS];
   guint n = 0;
 
   for (guint link = 0; link < groups->n_links; link++) {
-    gint64 floor;
+    gint64 floor = views[link].floor;
     guint k;
 
-    if (!groups->up[link])
-      continue;
-    floor = donar_delays_floor (delays, link);
-    if (floor == DONAR_DELAY_UNKNOWN)
+    if (!groups->up[link] || floor == DONAR_DELAY_UNKNOWN)
       continue;
     for (k = n; k > 0 && floors[k - 1] > floor; k--)
       floors[k] = floors[k - 1];
@@ -78,12 +75,12 @@ prior_floor (const DonarDelays * delays, const DonarGroups * groups)
 }
 
 static void
-predict (DonarAdaptive * adaptive, const DonarDelays * delays,
-    guint link, gint64 prior, gint64 now, Prediction * p)
+predict (DonarAdaptive * adaptive, const DonarLinkView * view, guint link,
+    gint64 prior, gint64 now, Prediction * p)
 {
-  gint64 fresh, floor = donar_delays_floor (delays, link);
-  gint64 known = donar_delays_predict (delays, link, now, &fresh);
-  gint64 excess = donar_delays_in_flight_excess (delays, link, now);
+  gint64 fresh = view->fresh, floor = view->floor;
+  gint64 known = view->predicted;
+  gint64 excess = view->excess;
 
   if (floor == DONAR_DELAY_UNKNOWN)
     floor = prior;
@@ -171,13 +168,20 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
     guint n_prev, gint64 now, guint * links)
 {
   Prediction p[DONAR_MAX_LINKS];
-  gint64 prior = prior_floor (delays, groups);
+  DonarLinkView views[DONAR_MAX_LINKS];
+  gint64 prior;
   gint first, second;
   guint n = 0;
 
+  /* What the delays say of each link, read once for the base and the
+   * predictions both. */
+  for (guint link = 0; link < groups->n_links; link++)
+    if (groups->up[link])
+      donar_delays_view (delays, link, now, &views[link]);
+  prior = prior_floor (groups, views);
   for (guint link = 0; link < groups->n_links; link++)
     if (groups->up[link]) {
-      predict (adaptive, delays, link, prior, now, &p[link]);
+      predict (adaptive, &views[link], link, prior, now, &p[link]);
       /* A probe's frame has its only other copy in the next message:
        * that one goes on a link known to be well. */
       if (adaptive->last_was_probe && p[link].stale)

@@ -286,9 +286,8 @@ donar_delays_least_round_trip (const DonarDelays * delays)
       delays->least_round_trip_us;
 }
 
-gint64
-donar_delays_in_flight_excess (const DonarDelays * delays, guint link,
-    gint64 now)
+static inline gint64
+in_flight_excess (const DonarDelays * delays, guint link, gint64 now)
 {
   const DonarLinkDelay *l = &delays->links[link];
   gint64 round_trip, news;
@@ -310,9 +309,16 @@ donar_delays_in_flight_excess (const DonarDelays * delays, guint link,
   return MAX (news - l->in_flight[l->first].sent_us - round_trip, 0);
 }
 
+gint64
+donar_delays_in_flight_excess (const DonarDelays * delays, guint link,
+    gint64 now)
+{
+  return in_flight_excess (delays, link, now);
+}
+
 /* The link's delay toward us as measured here: the latest message's, or
  * the age of the overdue frame when that is more.  *growing says which. */
-static gint64
+static inline gint64
 measured (const DonarDelays * delays, const DonarLinkDelay * l, gint64 now,
     gboolean * growing)
 {
@@ -345,9 +351,8 @@ donar_delays_report (const DonarDelays * delays, guint link, gint64 now)
   return growing ? ms | DONAR_WIRE_DELAY_GROWING : ms;
 }
 
-gint64
-donar_delays_predict (const DonarDelays * delays, guint link, gint64 now,
-    gint64 * fresh_us)
+static inline gint64
+predict (const DonarDelays * delays, guint link, gint64 now, gint64 * fresh_us)
 {
   const DonarLinkDelay *l = &delays->links[link];
   gint64 value = DONAR_DELAY_UNKNOWN, fresh = G_MININT64;
@@ -372,10 +377,32 @@ donar_delays_predict (const DonarDelays * delays, guint link, gint64 now,
 }
 
 gint64
-donar_delays_floor (const DonarDelays * delays, guint link)
+donar_delays_predict (const DonarDelays * delays, guint link, gint64 now,
+    gint64 * fresh_us)
+{
+  return predict (delays, link, now, fresh_us);
+}
+
+static inline gint64
+floor_of (const DonarDelays * delays, guint link)
 {
   const DonarLinkDelay *l = &delays->links[link];
   gint64 floor = MIN (l->floor_us[0], l->floor_us[1]);
 
   return floor == G_MAXINT64 ? DONAR_DELAY_UNKNOWN : floor;
+}
+
+gint64
+donar_delays_floor (const DonarDelays * delays, guint link)
+{
+  return floor_of (delays, link);
+}
+
+void
+donar_delays_view (const DonarDelays * delays, guint link, gint64 now,
+    DonarLinkView * view)
+{
+  view->floor = floor_of (delays, link);
+  view->predicted = predict (delays, link, now, &view->fresh);
+  view->excess = in_flight_excess (delays, link, now);
 }

@@ -144,6 +144,19 @@ gint64 donar_delays_least_round_trip (const DonarDelays * delays);
  * DONAR_DELAY_UNKNOWN. */
 gint64 donar_delays_floor (const DonarDelays * delays, guint link);
 
+/* What ADAPTIVE reads of a link at every frame, in one call: floor,
+ * predict (and its fresh_us) and in_flight_excess. */
+typedef struct
+{
+  gint64 floor;
+  gint64 predicted;
+  gint64 fresh;
+  gint64 excess;
+} DonarLinkView;
+
+void donar_delays_view (const DonarDelays * delays, guint link, gint64 now,
+    DonarLinkView * view);
+
 /* Our clock as the peer sees it in our messages. */
 guint32 donar_delays_clock_ms (gint64 now);
 
