@@ -267,8 +267,8 @@ donar_delays_on_acks (DonarDelays * delays, guint32 ack,
   }
 }
 
-guint8
-donar_delays_ack_age (const DonarDelays * delays, guint link, guint32 ack)
+static inline guint8
+ack_age (const DonarDelays * delays, guint link, guint32 ack)
 {
   const DonarLinkDelay *l = &delays->links[link];
   gint32 age;
@@ -277,6 +277,12 @@ donar_delays_ack_age (const DonarDelays * delays, guint link, guint32 ack)
     return DONAR_WIRE_ACK_NONE;
   age = donar_seq_diff (ack, l->last_seq);
   return age >= 0 && age < DONAR_WIRE_ACK_NONE ? age : DONAR_WIRE_ACK_NONE;
+}
+
+guint8
+donar_delays_ack_age (const DonarDelays * delays, guint link, guint32 ack)
+{
+  return ack_age (delays, link, ack);
 }
 
 gint64
@@ -338,8 +344,8 @@ measured (const DonarDelays * delays, const DonarLinkDelay * l, gint64 now,
   return value;
 }
 
-guint16
-donar_delays_report (const DonarDelays * delays, guint link, gint64 now)
+static inline guint16
+report (const DonarDelays * delays, guint link, gint64 now)
 {
   gboolean growing;
   gint64 value = measured (delays, &delays->links[link], now, &growing);
@@ -349,6 +355,22 @@ donar_delays_report (const DonarDelays * delays, guint link, gint64 now)
     return DONAR_WIRE_DELAY_UNKNOWN;
   ms = MIN (value / 1000, DONAR_WIRE_DELAY_MAX_MS);
   return growing ? ms | DONAR_WIRE_DELAY_GROWING : ms;
+}
+
+guint16
+donar_delays_report (const DonarDelays * delays, guint link, gint64 now)
+{
+  return report (delays, link, now);
+}
+
+void
+donar_delays_report_all (const DonarDelays * delays, guint n, guint32 ack,
+    gint64 now, guint16 * reports, guint8 * ages)
+{
+  for (guint i = 0; i < n; i++) {
+    reports[i] = report (delays, i, now);
+    ages[i] = ack_age (delays, i, ack);
+  }
 }
 
 static inline gint64

@@ -126,6 +126,10 @@ guint8 donar_delays_ack_age (const DonarDelays * delays, guint link,
  * its overdue frame. */
 guint16 donar_delays_report (const DonarDelays * delays, guint link,
     gint64 now);
+/* report and ack_age of the first n links at once, into reports[] and
+ * ages[]: a message carries them all. */
+void donar_delays_report_all (const DonarDelays * delays, guint n,
+    guint32 ack, gint64 now, guint16 * reports, guint8 * ages);
 /* A link's delay toward the peer, predicted from both directions (a spike
  * of a relay delays both); *fresh_us is when the newest of that was
  * measured, or G_MININT64.  DONAR_DELAY_UNKNOWN when nothing is known. */

@@ -132,13 +132,11 @@ build_message_common (DonarSession * session, const DonarSentFrame * current,
           DONAR_WIRE_SCORE_UNKNOWN : MIN (reported,
           DONAR_WIRE_SCORE_UNKNOWN - 1);
     }
-  if (message->parts & DONAR_WIRE_PART_ADAPTIVE)
-    for (guint i = 0; i < config->n_links; i++) {
-      message->delays[i] = donar_delays_report (&session->delays, i, now);
-      message->paths[i] = session->paths.local_mask[i];
-      message->acked[i] = donar_delays_ack_age (&session->delays, i,
-          session->receiver.highest);
-    }
+  if (message->parts & DONAR_WIRE_PART_ADAPTIVE) {
+    donar_delays_report_all (&session->delays, config->n_links,
+        session->receiver.highest, now, message->delays, message->acked);
+    memcpy (message->paths, session->paths.local_mask, config->n_links);
+  }
 
   message->n_recent = 0;
   for (guint age = 0; age < config->recent_frames; age++) {
