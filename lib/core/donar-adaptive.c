@@ -34,6 +34,7 @@ donar_adaptive_init (DonarAdaptive * adaptive, gdouble budget)
   adaptive->credit = 0;
   adaptive->last_was_probe = FALSE;
   adaptive->frames_since_probe = 0;
+  adaptive->prior_known = FALSE;
   for (guint i = 0; i < DONAR_MAX_LINKS; i++) {
     adaptive->probed_us[i] = G_MININT64;
     adaptive->probe_interval_us[i] = STALE_US;
@@ -172,13 +173,25 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
   gint64 prior;
   gint first, second;
   guint n = 0;
+  guint32 up = 0;
 
   /* What the delays say of each link, read once for the base and the
    * predictions both. */
   for (guint link = 0; link < groups->n_links; link++)
-    if (groups->up[link])
+    if (groups->up[link]) {
       donar_delays_view (delays, link, now, &views[link]);
-  prior = prior_floor (groups, views);
+      up |= 1u << link;
+    }
+  /* The floors change seldom (a new least delay, a new bucket): the
+   * median of the last frame stands while they and the links up do not. */
+  if (!adaptive->prior_known || up != adaptive->prior_up ||
+      delays->floor_changes != adaptive->prior_floor_changes) {
+    adaptive->prior = prior_floor (groups, views);
+    adaptive->prior_up = up;
+    adaptive->prior_floor_changes = delays->floor_changes;
+    adaptive->prior_known = TRUE;
+  }
+  prior = adaptive->prior;
   for (guint link = 0; link < groups->n_links; link++)
     if (groups->up[link]) {
       predict (adaptive, &views[link], link, prior, now, &p[link]);

@@ -50,6 +50,7 @@ donar_delays_reset_link (DonarDelays * delays, guint link, gint64 now)
   memset (l, 0, sizeof *l);
   l->opened_us = now;
   l->floor_us[0] = l->floor_us[1] = G_MAXINT64;
+  delays->floor_changes++;
   l->round_trip_us[0] = l->round_trip_us[1] = G_MAXINT64;
   update_least_round_trip (delays);
 }
@@ -109,6 +110,7 @@ rotate_buckets (DonarDelays * delays, gint64 now)
   for (guint i = 0; i < delays->n_links; i++) {
     delays->links[i].floor_us[1] = delays->links[i].floor_us[0];
     delays->links[i].floor_us[0] = G_MAXINT64;
+    delays->floor_changes++;
     delays->links[i].round_trip_us[1] = delays->links[i].round_trip_us[0];
     delays->links[i].round_trip_us[0] = G_MAXINT64;
   }
@@ -122,9 +124,12 @@ offset (const DonarDelays * delays)
 }
 
 static void
-note_floor (DonarLinkDelay * l, gint64 delay)
+note_floor (DonarDelays * delays, DonarLinkDelay * l, gint64 delay)
 {
-  l->floor_us[0] = MIN (l->floor_us[0], delay);
+  if (delay >= l->floor_us[0])
+    return;
+  l->floor_us[0] = delay;
+  delays->floor_changes++;
 }
 
 void
@@ -141,7 +146,7 @@ donar_delays_on_arrival (DonarDelays * delays, guint link, guint32 seq,
   delays->last_heard_us = now;
   l->last_seq = seq;
   l->heard = TRUE;
-  note_floor (l, l->last_delay_us);
+  note_floor (delays, l, l->last_delay_us);
   /* A stream delivers in order: all the link carried before seq is in. */
   if (l->overdue && donar_seq_diff (seq, l->overdue_seq) >= 0)
     l->overdue = FALSE;
@@ -219,7 +224,7 @@ donar_delays_set_reports (DonarDelays * delays, const guint16 * reports,
     l->report_us = (gint64) (reports[i] & ~DONAR_WIRE_DELAY_GROWING) * 1000;
     l->report_time_us = now;
     if (!l->report_growing)
-      note_floor (l, l->report_us);
+      note_floor (delays, l, l->report_us);
   }
 }
 

@@ -79,6 +79,9 @@ typedef struct
   /* The least of the links' round trips (G_MAXINT64: none), kept as they
    * change: ADAPTIVE asks for it for every link at every frame. */
   gint64 least_round_trip_us;
+  /* Counts the changes to any link's floor_us: ADAPTIVE's median base
+   * stands while it does not move. */
+  guint64 floor_changes;
   DonarLinkDelay links[DONAR_MAX_LINKS];
 } DonarDelays;
 
