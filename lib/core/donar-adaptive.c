@@ -178,10 +178,9 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
   /* What the delays say of each link, read once for the base and the
    * predictions both. */
   for (guint link = 0; link < groups->n_links; link++)
-    if (groups->up[link]) {
-      donar_delays_view (delays, link, now, &views[link]);
+    if (groups->up[link])
       up |= 1u << link;
-    }
+  donar_delays_views (delays, up, now, views);
   /* The floors change seldom (a new least delay, a new bucket): the
    * median of the last frame stands while they and the links up do not. */
   if (!adaptive->prior_known || up != adaptive->prior_up ||

@@ -297,18 +297,19 @@ donar_delays_least_round_trip (const DonarDelays * delays)
       delays->least_round_trip_us;
 }
 
+/* What every link's excess is measured from, the peer's newest message on
+ * our clock less the least round trip; G_MININT64 when there is no
+ * measure. */
 static inline gint64
-in_flight_excess (const DonarDelays * delays, guint link, gint64 now)
+excess_base (const DonarDelays * delays, gint64 now)
 {
-  const DonarLinkDelay *l = &delays->links[link];
   gint64 round_trip, news;
 
-  if (l->n_in_flight == 0 || !delays->peer_clock_known ||
-      offset (delays) == G_MAXINT64)
-    return 0;
+  if (!delays->peer_clock_known || offset (delays) == G_MAXINT64)
+    return G_MININT64;
   round_trip = donar_delays_least_round_trip (delays);
   if (round_trip == DONAR_DELAY_UNKNOWN)
-    return 0;
+    return G_MININT64;
   /* The peer's newest message, on our clock as if it had come the fastest
    * way: when it left, our oldest frame on the link had not come out.
    * Measured from there, not from now, so that a slow way back does not
@@ -317,7 +318,25 @@ in_flight_excess (const DonarDelays * delays, guint link, gint64 now)
   news = delays->peer_clock_us + offset (delays);
   if (now - delays->last_heard_us > SILENT_PERIODS * delays->frame_period_us)
     news = now;
-  return MAX (news - l->in_flight[l->first].sent_us - round_trip, 0);
+  return news - round_trip;
+}
+
+static inline gint64
+excess_from (const DonarDelays * delays, guint link, gint64 base)
+{
+  const DonarLinkDelay *l = &delays->links[link];
+
+  if (l->n_in_flight == 0 || base == G_MININT64)
+    return 0;
+  return MAX (base - l->in_flight[l->first].sent_us, 0);
+}
+
+static inline gint64
+in_flight_excess (const DonarDelays * delays, guint link, gint64 now)
+{
+  if (delays->links[link].n_in_flight == 0)
+    return 0;
+  return excess_from (delays, link, excess_base (delays, now));
 }
 
 gint64
@@ -426,10 +445,18 @@ donar_delays_floor (const DonarDelays * delays, guint link)
 }
 
 void
-donar_delays_view (const DonarDelays * delays, guint link, gint64 now,
-    DonarLinkView * view)
+donar_delays_views (const DonarDelays * delays, guint32 links, gint64 now,
+    DonarLinkView * views)
 {
-  view->floor = floor_of (delays, link);
-  view->predicted = predict (delays, link, now, &view->fresh);
-  view->excess = in_flight_excess (delays, link, now);
+  gint64 base = excess_base (delays, now);
+
+  for (guint link = 0; links; link++, links >>= 1) {
+    DonarLinkView *view = &views[link];
+
+    if (!(links & 1))
+      continue;
+    view->floor = floor_of (delays, link);
+    view->predicted = predict (delays, link, now, &view->fresh);
+    view->excess = excess_from (delays, link, base);
+  }
 }

@@ -151,8 +151,9 @@ gint64 donar_delays_least_round_trip (const DonarDelays * delays);
  * DONAR_DELAY_UNKNOWN. */
 gint64 donar_delays_floor (const DonarDelays * delays, guint link);
 
-/* What ADAPTIVE reads of a link at every frame, in one call: floor,
- * predict (and its fresh_us) and in_flight_excess. */
+/* What ADAPTIVE reads of each link at every frame, in one call: floor,
+ * predict (and its fresh_us) and in_flight_excess, into views[link] for
+ * each link whose bit is set in `links`. */
 typedef struct
 {
   gint64 floor;
@@ -161,8 +162,8 @@ typedef struct
   gint64 excess;
 } DonarLinkView;
 
-void donar_delays_view (const DonarDelays * delays, guint link, gint64 now,
-    DonarLinkView * view);
+void donar_delays_views (const DonarDelays * delays, guint32 links,
+    gint64 now, DonarLinkView * views);
 
 /* Our clock as the peer sees it in our messages. */
 guint32 donar_delays_clock_ms (gint64 now);
