@@ -134,32 +134,35 @@ stalest_link (const DonarGroups * groups, const Prediction * p,
  * one of avoid[]; -1 if none is up.  Which links those are is worked out
  * once, as masks, rather than for every link and every one of avoid[]. */
 static gint
-best_link (const DonarGroups * groups, const DonarPaths * paths,
-    const Prediction * p, const guint * avoid, guint n_avoid, gint exclude)
+best_link (guint32 up, const DonarPaths * paths, const Prediction * p,
+    const guint * avoid, guint n_avoid, gint exclude)
 {
   gint best = -1;
   gint64 best_cost = G_MAXINT64;
-  guint32 avoided = 0, sharing = 0;
+  guint32 avoided = 0, sharing = 0, candidates;
 
   for (guint k = 0; k < n_avoid; k++) {
     avoided |= 1u << avoid[k];
     sharing |= donar_paths_sharing (paths, avoid[k]);
   }
-  for (guint pass = 0; pass < 2 && best < 0; pass++)
-    for (guint link = 0; link < groups->n_links; link++) {
-      gint64 cost;
+  if (exclude >= 0)
+    up &= ~(1u << exclude);
+  candidates = up & ~avoided;
+  if (candidates == 0)
+    candidates = up;
+  /* In link order: the first of equal costs wins. */
+  while (candidates) {
+    guint link = __builtin_ctz (candidates);
+    gint64 cost = p[link].predicted;
 
-      if (!groups->up[link] || (gint) link == exclude ||
-          (pass == 0 && (avoided & (1u << link))))
-        continue;
-      cost = p[link].predicted;
-      if (sharing & (1u << link))
-        cost += SHARED_RELAY_PENALTY_US;
-      if (best < 0 || cost < best_cost) {
-        best = link;
-        best_cost = cost;
-      }
+    candidates &= candidates - 1;
+    if (sharing & (1u << link))
+      cost += SHARED_RELAY_PENALTY_US;
+    if (best < 0 || cost < best_cost) {
+      best = link;
+      best_cost = cost;
     }
+  }
   return best;
 }
 
@@ -203,7 +206,7 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
   adaptive->credit = MIN (adaptive->credit + adaptive->budget - 1.0,
       MAX_CREDIT);
   /* The previous frame's copy rides with this one: on a path of its own. */
-  first = best_link (groups, paths, p, prev, n_prev, -1);
+  first = best_link (up, paths, p, prev, n_prev, -1);
   if (++adaptive->frames_since_probe >= PROBE_EVERY_FRAMES &&
       !adaptive->last_was_probe && first >= 0 && !p[first].stale) {
     gint stalest = stalest_link (groups, p, prev, n_prev);
@@ -218,7 +221,7 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
   links[n++] = first;
   if (adaptive->credit >= 1.0 && (p[first].unsure ||
           adaptive->credit >= MAX_CREDIT)) {
-    second = best_link (groups, paths, p, links, 1, first);
+    second = best_link (up, paths, p, links, 1, first);
     if (second >= 0) {
       links[n++] = second;
       adaptive->credit -= 1.0;
