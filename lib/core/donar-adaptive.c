@@ -2,8 +2,6 @@
  * session measured (lib/core/donar-delays.c), then the least of them. */
 #include "donar-adaptive.h"
 
-#include <stdlib.h>
-
 /* News of a link older than this is stale: the link may have recovered
  * (most spikes last under a second, seed 000 Fig. 5), so it is tried
  * again at its base delay. */
@@ -36,6 +34,7 @@ donar_adaptive_init (DonarAdaptive * adaptive, gdouble budget)
   adaptive->credit = 0;
   adaptive->last_was_probe = FALSE;
   adaptive->frames_since_probe = 0;
+  adaptive->prior_known = FALSE;
   for (guint i = 0; i < DONAR_MAX_LINKS; i++) {
     adaptive->probed_us[i] = G_MININT64;
     adaptive->probe_interval_us[i] = STALE_US;
@@ -51,39 +50,38 @@ typedef struct
   gboolean unsure;
 } Prediction;
 
-static int
-compare_gint64 (const void *a, const void *b)
-{
-  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
-
-  return x < y ? -1 : x > y;
-}
-
 /* The base a link with no base known is taken to have: the median of the
- * others'. */
+ * others'.  Sorted by insertion as they come: a dozen values, once a frame,
+ * where qsort's set-up and calls cost ten times more. */
 static gint64
-prior_floor (const DonarDelays * delays, const DonarGroups * groups)
+prior_floor (const DonarGroups * groups, const DonarLinkView * views)
 {
   gint64 floors[DONAR_MAX_LINKS];
   guint n = 0;
 
-  for (guint link = 0; link < groups->n_links; link++)
-    if (groups->up[link] &&
-        donar_delays_floor (delays, link) != DONAR_DELAY_UNKNOWN)
-      floors[n++] = donar_delays_floor (delays, link);
+  for (guint link = 0; link < groups->n_links; link++) {
+    gint64 floor = views[link].floor;
+    guint k;
+
+    if (!groups->up[link] || floor == DONAR_DELAY_UNKNOWN)
+      continue;
+    for (k = n; k > 0 && floors[k - 1] > floor; k--)
+      floors[k] = floors[k - 1];
+    floors[k] = floor;
+    n++;
+  }
   if (n == 0)
     return 0;
-  qsort (floors, n, sizeof floors[0], compare_gint64);
   return floors[n / 2];
 }
 
 static void
-predict (DonarAdaptive * adaptive, const DonarDelays * delays,
-    guint link, gint64 prior, gint64 now, Prediction * p)
+predict (DonarAdaptive * adaptive, const DonarLinkView * view, guint link,
+    gint64 prior, gint64 now, Prediction * p)
 {
-  gint64 fresh, floor = donar_delays_floor (delays, link);
-  gint64 known = donar_delays_predict (delays, link, now, &fresh);
-  gint64 excess = donar_delays_in_flight_excess (delays, link, now);
+  gint64 fresh = view->fresh, floor = view->floor;
+  gint64 known = view->predicted;
+  gint64 excess = view->excess;
 
   if (floor == DONAR_DELAY_UNKNOWN)
     floor = prior;
@@ -133,32 +131,38 @@ stalest_link (const DonarGroups * groups, const Prediction * p,
 
 /* The up link with the least predicted delay, other than avoid[] (unless
  * nothing else is up), with a penalty on those that share a relay with
- * one of avoid[]; -1 if none is up. */
+ * one of avoid[]; -1 if none is up.  Which links those are is worked out
+ * once, as masks, rather than for every link and every one of avoid[]. */
 static gint
-best_link (const DonarGroups * groups, const DonarPaths * paths,
-    const Prediction * p, const guint * avoid, guint n_avoid, gint exclude)
+best_link (guint32 up, const DonarPaths * paths, const Prediction * p,
+    const guint * avoid, guint n_avoid, gint exclude)
 {
   gint best = -1;
   gint64 best_cost = G_MAXINT64;
+  guint32 avoided = 0, sharing = 0, candidates;
 
-  for (guint pass = 0; pass < 2 && best < 0; pass++)
-    for (guint link = 0; link < groups->n_links; link++) {
-      gint64 cost;
+  for (guint k = 0; k < n_avoid; k++) {
+    avoided |= 1u << avoid[k];
+    sharing |= donar_paths_sharing (paths, avoid[k]);
+  }
+  if (exclude >= 0)
+    up &= ~(1u << exclude);
+  candidates = up & ~avoided;
+  if (candidates == 0)
+    candidates = up;
+  /* In link order: the first of equal costs wins. */
+  while (candidates) {
+    guint link = __builtin_ctz (candidates);
+    gint64 cost = p[link].predicted;
 
-      if (!groups->up[link] || (gint) link == exclude ||
-          (pass == 0 && listed (link, avoid, n_avoid)))
-        continue;
-      cost = p[link].predicted;
-      for (guint k = 0; k < n_avoid; k++)
-        if (donar_paths_share (paths, link, avoid[k])) {
-          cost += SHARED_RELAY_PENALTY_US;
-          break;
-        }
-      if (best < 0 || cost < best_cost) {
-        best = link;
-        best_cost = cost;
-      }
+    candidates &= candidates - 1;
+    if (sharing & (1u << link))
+      cost += SHARED_RELAY_PENALTY_US;
+    if (best < 0 || cost < best_cost) {
+      best = link;
+      best_cost = cost;
     }
+  }
   return best;
 }
 
@@ -168,13 +172,31 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
     guint n_prev, gint64 now, guint * links)
 {
   Prediction p[DONAR_MAX_LINKS];
-  gint64 prior = prior_floor (delays, groups);
+  DonarLinkView views[DONAR_MAX_LINKS];
+  gint64 prior;
   gint first, second;
   guint n = 0;
+  guint32 up = 0;
 
+  /* What the delays say of each link, read once for the base and the
+   * predictions both. */
+  for (guint link = 0; link < groups->n_links; link++)
+    if (groups->up[link])
+      up |= 1u << link;
+  donar_delays_views (delays, up, now, views);
+  /* The floors change seldom (a new least delay, a new bucket): the
+   * median of the last frame stands while they and the links up do not. */
+  if (!adaptive->prior_known || up != adaptive->prior_up ||
+      delays->floor_changes != adaptive->prior_floor_changes) {
+    adaptive->prior = prior_floor (groups, views);
+    adaptive->prior_up = up;
+    adaptive->prior_floor_changes = delays->floor_changes;
+    adaptive->prior_known = TRUE;
+  }
+  prior = adaptive->prior;
   for (guint link = 0; link < groups->n_links; link++)
     if (groups->up[link]) {
-      predict (adaptive, delays, link, prior, now, &p[link]);
+      predict (adaptive, &views[link], link, prior, now, &p[link]);
       /* A probe's frame has its only other copy in the next message:
        * that one goes on a link known to be well. */
       if (adaptive->last_was_probe && p[link].stale)
@@ -184,7 +206,7 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
   adaptive->credit = MIN (adaptive->credit + adaptive->budget - 1.0,
       MAX_CREDIT);
   /* The previous frame's copy rides with this one: on a path of its own. */
-  first = best_link (groups, paths, p, prev, n_prev, -1);
+  first = best_link (up, paths, p, prev, n_prev, -1);
   if (++adaptive->frames_since_probe >= PROBE_EVERY_FRAMES &&
       !adaptive->last_was_probe && first >= 0 && !p[first].stale) {
     gint stalest = stalest_link (groups, p, prev, n_prev);
@@ -199,7 +221,7 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
   links[n++] = first;
   if (adaptive->credit >= 1.0 && (p[first].unsure ||
           adaptive->credit >= MAX_CREDIT)) {
-    second = best_link (groups, paths, p, links, 1, first);
+    second = best_link (up, paths, p, links, 1, first);
     if (second >= 0) {
       links[n++] = second;
       adaptive->credit -= 1.0;

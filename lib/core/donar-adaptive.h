@@ -23,6 +23,13 @@ typedef struct
   gint64 last_excess_us[DONAR_MAX_LINKS];
   gboolean last_was_probe;
   guint frames_since_probe;
+  /* The median base of the last frame, the links up then (a mask) and the
+   * delays' floor_changes then: recomputed only when one of them moves.
+   * An adaptive goes with one DonarDelays, the session's. */
+  gboolean prior_known;
+  gint64 prior;
+  guint32 prior_up;
+  guint64 prior_floor_changes;
 } DonarAdaptive;
 
 void donar_adaptive_init (DonarAdaptive * adaptive, gdouble budget);

@@ -19,6 +19,16 @@
  * late our frames are (donar_delays_in_flight_excess). */
 #define SILENT_PERIODS 3
 
+static void
+update_least_round_trip (DonarDelays * delays)
+{
+  delays->least_round_trip_us = G_MAXINT64;
+  for (guint i = 0; i < delays->n_links; i++)
+    delays->least_round_trip_us = MIN (delays->least_round_trip_us,
+        MIN (delays->links[i].round_trip_us[0],
+            delays->links[i].round_trip_us[1]));
+}
+
 void
 donar_delays_init (DonarDelays * delays, guint n_links,
     gint64 frame_period_us, gint64 now)
@@ -40,7 +50,9 @@ donar_delays_reset_link (DonarDelays * delays, guint link, gint64 now)
   memset (l, 0, sizeof *l);
   l->opened_us = now;
   l->floor_us[0] = l->floor_us[1] = G_MAXINT64;
+  delays->floor_changes++;
   l->round_trip_us[0] = l->round_trip_us[1] = G_MAXINT64;
+  update_least_round_trip (delays);
 }
 
 void
@@ -98,9 +110,11 @@ rotate_buckets (DonarDelays * delays, gint64 now)
   for (guint i = 0; i < delays->n_links; i++) {
     delays->links[i].floor_us[1] = delays->links[i].floor_us[0];
     delays->links[i].floor_us[0] = G_MAXINT64;
+    delays->floor_changes++;
     delays->links[i].round_trip_us[1] = delays->links[i].round_trip_us[0];
     delays->links[i].round_trip_us[0] = G_MAXINT64;
   }
+  update_least_round_trip (delays);
 }
 
 static gint64
@@ -110,9 +124,12 @@ offset (const DonarDelays * delays)
 }
 
 static void
-note_floor (DonarLinkDelay * l, gint64 delay)
+note_floor (DonarDelays * delays, DonarLinkDelay * l, gint64 delay)
 {
-  l->floor_us[0] = MIN (l->floor_us[0], delay);
+  if (delay >= l->floor_us[0])
+    return;
+  l->floor_us[0] = delay;
+  delays->floor_changes++;
 }
 
 void
@@ -129,32 +146,66 @@ donar_delays_on_arrival (DonarDelays * delays, guint link, guint32 seq,
   delays->last_heard_us = now;
   l->last_seq = seq;
   l->heard = TRUE;
-  note_floor (l, l->last_delay_us);
+  note_floor (delays, l, l->last_delay_us);
   /* A stream delivers in order: all the link carried before seq is in. */
   if (l->overdue && donar_seq_diff (seq, l->overdue_seq) >= 0)
     l->overdue = FALSE;
 }
 
-void
-donar_delays_note_sent (DonarDelays * delays, guint link, guint32 seq,
-    guint age, guint32 time_ms, gint64 now)
+/* note_sent once the peer's clock is read: `message_us` is the message's
+ * time on it and `off` the offset, known. */
+static void
+note_sent_at (DonarDelays * delays, guint link, guint32 seq, guint age,
+    gint64 message_us, gint64 off)
 {
   DonarLinkDelay *l = &delays->links[link];
   guint32 frame = seq - age;
-  gint64 sent_us = unwrap_peer_clock (delays, time_ms) -
-      (gint64) age * delays->frame_period_us;
+  gint64 sent_us = message_us - (gint64) age * delays->frame_period_us;
 
-  if (offset (delays) == G_MAXINT64)
-    return;
   if (l->heard && donar_seq_diff (frame, l->last_seq) <= 0)
     return;
-  if (sent_us + offset (delays) + PREVIOUS_CONNECTION_US < l->opened_us)
+  if (sent_us + off + PREVIOUS_CONNECTION_US < l->opened_us)
     return;
   if (l->overdue && donar_seq_diff (frame, l->overdue_seq) >= 0)
     return;
   l->overdue = TRUE;
   l->overdue_seq = frame;
   l->overdue_sent_us = sent_us;
+}
+
+void
+donar_delays_note_recent (DonarDelays * delays, guint32 seq, guint32 time_ms,
+    const DonarWireRecent * recent, guint n_recent, gint64 now)
+{
+  gint64 message_us;
+
+  if (n_recent == 0)
+    return;
+  /* Reading the same time again changes nothing: once is enough. */
+  message_us = unwrap_peer_clock (delays, time_ms);
+  if (offset (delays) == G_MAXINT64)
+    return;
+  for (guint i = 0; i < n_recent; i++)
+    note_sent_at (delays, recent[i].link, seq, recent[i].age, message_us,
+        offset (delays));
+}
+
+void
+donar_delays_note_sent (DonarDelays * delays, guint link, guint32 seq,
+    guint age, guint32 time_ms, gint64 now)
+{
+  gint64 message_us = unwrap_peer_clock (delays, time_ms);
+
+  if (offset (delays) == G_MAXINT64)
+    return;
+  note_sent_at (delays, link, seq, age, message_us, offset (delays));
+}
+
+void
+donar_delays_clear_reports (DonarDelays * delays, guint n)
+{
+  for (guint i = 0; i < MIN (n, delays->n_links); i++)
+    delays->links[i].reported = FALSE;
 }
 
 void
@@ -173,7 +224,7 @@ donar_delays_set_reports (DonarDelays * delays, const guint16 * reports,
     l->report_us = (gint64) (reports[i] & ~DONAR_WIRE_DELAY_GROWING) * 1000;
     l->report_time_us = now;
     if (!l->report_growing)
-      note_floor (l, l->report_us);
+      note_floor (delays, l, l->report_us);
   }
 }
 
@@ -210,16 +261,19 @@ donar_delays_on_acks (DonarDelays * delays, guint32 ack,
 
       if (donar_seq_diff (oldest->seq, newest) > 0)
         break;
-      if (oldest->seq == newest)
+      if (oldest->seq == newest) {
         l->round_trip_us[0] = MIN (l->round_trip_us[0], now - oldest->sent_us);
+        delays->least_round_trip_us = MIN (delays->least_round_trip_us,
+            l->round_trip_us[0]);
+      }
       l->first = (l->first + 1) % DONAR_DELAY_IN_FLIGHT;
       l->n_in_flight--;
     }
   }
 }
 
-guint8
-donar_delays_ack_age (const DonarDelays * delays, guint link, guint32 ack)
+static inline guint8
+ack_age (const DonarDelays * delays, guint link, guint32 ack)
 {
   const DonarLinkDelay *l = &delays->links[link];
   gint32 age;
@@ -230,30 +284,32 @@ donar_delays_ack_age (const DonarDelays * delays, guint link, guint32 ack)
   return age >= 0 && age < DONAR_WIRE_ACK_NONE ? age : DONAR_WIRE_ACK_NONE;
 }
 
-gint64
-donar_delays_least_round_trip (const DonarDelays * delays)
+guint8
+donar_delays_ack_age (const DonarDelays * delays, guint link, guint32 ack)
 {
-  gint64 round_trip = G_MAXINT64;
-
-  for (guint i = 0; i < delays->n_links; i++)
-    round_trip = MIN (round_trip, MIN (delays->links[i].round_trip_us[0],
-            delays->links[i].round_trip_us[1]));
-  return round_trip == G_MAXINT64 ? DONAR_DELAY_UNKNOWN : round_trip;
+  return ack_age (delays, link, ack);
 }
 
 gint64
-donar_delays_in_flight_excess (const DonarDelays * delays, guint link,
-    gint64 now)
+donar_delays_least_round_trip (const DonarDelays * delays)
 {
-  const DonarLinkDelay *l = &delays->links[link];
+  return delays->least_round_trip_us == G_MAXINT64 ? DONAR_DELAY_UNKNOWN :
+      delays->least_round_trip_us;
+}
+
+/* What every link's excess is measured from, the peer's newest message on
+ * our clock less the least round trip; G_MININT64 when there is no
+ * measure. */
+static inline gint64
+excess_base (const DonarDelays * delays, gint64 now)
+{
   gint64 round_trip, news;
 
-  if (l->n_in_flight == 0 || !delays->peer_clock_known ||
-      offset (delays) == G_MAXINT64)
-    return 0;
+  if (!delays->peer_clock_known || offset (delays) == G_MAXINT64)
+    return G_MININT64;
   round_trip = donar_delays_least_round_trip (delays);
   if (round_trip == DONAR_DELAY_UNKNOWN)
-    return 0;
+    return G_MININT64;
   /* The peer's newest message, on our clock as if it had come the fastest
    * way: when it left, our oldest frame on the link had not come out.
    * Measured from there, not from now, so that a slow way back does not
@@ -262,12 +318,37 @@ donar_delays_in_flight_excess (const DonarDelays * delays, guint link,
   news = delays->peer_clock_us + offset (delays);
   if (now - delays->last_heard_us > SILENT_PERIODS * delays->frame_period_us)
     news = now;
-  return MAX (news - l->in_flight[l->first].sent_us - round_trip, 0);
+  return news - round_trip;
+}
+
+static inline gint64
+excess_from (const DonarDelays * delays, guint link, gint64 base)
+{
+  const DonarLinkDelay *l = &delays->links[link];
+
+  if (l->n_in_flight == 0 || base == G_MININT64)
+    return 0;
+  return MAX (base - l->in_flight[l->first].sent_us, 0);
+}
+
+static inline gint64
+in_flight_excess (const DonarDelays * delays, guint link, gint64 now)
+{
+  if (delays->links[link].n_in_flight == 0)
+    return 0;
+  return excess_from (delays, link, excess_base (delays, now));
+}
+
+gint64
+donar_delays_in_flight_excess (const DonarDelays * delays, guint link,
+    gint64 now)
+{
+  return in_flight_excess (delays, link, now);
 }
 
 /* The link's delay toward us as measured here: the latest message's, or
  * the age of the overdue frame when that is more.  *growing says which. */
-static gint64
+static inline gint64
 measured (const DonarDelays * delays, const DonarLinkDelay * l, gint64 now,
     gboolean * growing)
 {
@@ -287,8 +368,8 @@ measured (const DonarDelays * delays, const DonarLinkDelay * l, gint64 now,
   return value;
 }
 
-guint16
-donar_delays_report (const DonarDelays * delays, guint link, gint64 now)
+static inline guint16
+report (const DonarDelays * delays, guint link, gint64 now)
 {
   gboolean growing;
   gint64 value = measured (delays, &delays->links[link], now, &growing);
@@ -300,9 +381,24 @@ donar_delays_report (const DonarDelays * delays, guint link, gint64 now)
   return growing ? ms | DONAR_WIRE_DELAY_GROWING : ms;
 }
 
-gint64
-donar_delays_predict (const DonarDelays * delays, guint link, gint64 now,
-    gint64 * fresh_us)
+guint16
+donar_delays_report (const DonarDelays * delays, guint link, gint64 now)
+{
+  return report (delays, link, now);
+}
+
+void
+donar_delays_report_all (const DonarDelays * delays, guint n, guint32 ack,
+    gint64 now, guint16 * reports, guint8 * ages)
+{
+  for (guint i = 0; i < n; i++) {
+    reports[i] = report (delays, i, now);
+    ages[i] = ack_age (delays, i, ack);
+  }
+}
+
+static inline gint64
+predict (const DonarDelays * delays, guint link, gint64 now, gint64 * fresh_us)
 {
   const DonarLinkDelay *l = &delays->links[link];
   gint64 value = DONAR_DELAY_UNKNOWN, fresh = G_MININT64;
@@ -327,10 +423,40 @@ donar_delays_predict (const DonarDelays * delays, guint link, gint64 now,
 }
 
 gint64
-donar_delays_floor (const DonarDelays * delays, guint link)
+donar_delays_predict (const DonarDelays * delays, guint link, gint64 now,
+    gint64 * fresh_us)
+{
+  return predict (delays, link, now, fresh_us);
+}
+
+static inline gint64
+floor_of (const DonarDelays * delays, guint link)
 {
   const DonarLinkDelay *l = &delays->links[link];
   gint64 floor = MIN (l->floor_us[0], l->floor_us[1]);
 
   return floor == G_MAXINT64 ? DONAR_DELAY_UNKNOWN : floor;
+}
+
+gint64
+donar_delays_floor (const DonarDelays * delays, guint link)
+{
+  return floor_of (delays, link);
+}
+
+void
+donar_delays_views (const DonarDelays * delays, guint32 links, gint64 now,
+    DonarLinkView * views)
+{
+  gint64 base = excess_base (delays, now);
+
+  for (guint link = 0; links; link++, links >>= 1) {
+    DonarLinkView *view = &views[link];
+
+    if (!(links & 1))
+      continue;
+    view->floor = floor_of (delays, link);
+    view->predicted = predict (delays, link, now, &view->fresh);
+    view->excess = excess_from (delays, link, base);
+  }
 }

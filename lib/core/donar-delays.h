@@ -21,6 +21,7 @@
 #define DONAR_DELAYS_H
 
 #include "donar-receiver.h"
+#include "donar-wire.h"
 
 G_BEGIN_DECLS
 
@@ -75,6 +76,12 @@ typedef struct
   gint64 offset_us[2];
   gint64 bucket_start_us;
   gint64 last_heard_us;         /* the latest message on any link */
+  /* The least of the links' round trips (G_MAXINT64: none), kept as they
+   * change: ADAPTIVE asks for it for every link at every frame. */
+  gint64 least_round_trip_us;
+  /* Counts the changes to any link's floor_us: ADAPTIVE's median base
+   * stands while it does not move. */
+  guint64 floor_changes;
   DonarLinkDelay links[DONAR_MAX_LINKS];
 } DonarDelays;
 
@@ -93,7 +100,15 @@ void donar_delays_on_arrival (DonarDelays * delays, guint link,
  * age periods before the message. */
 void donar_delays_note_sent (DonarDelays * delays, guint link,
     guint32 seq, guint age, guint32 time_ms, gint64 now);
+/* The same for each entry of a message's recent-links list, in order: the
+ * peer's clock is read once for them all. */
+void donar_delays_note_recent (DonarDelays * delays, guint32 seq,
+    guint32 time_ms, const DonarWireRecent * recent, guint n_recent,
+    gint64 now);
 /* The peer's report of each link toward it (DONAR_WIRE_DELAY_*). */
+/* The peer reported none of its first n links: set_reports with every
+ * report unknown. */
+void donar_delays_clear_reports (DonarDelays * delays, guint n);
 void donar_delays_set_reports (DonarDelays * delays,
     const guint16 * reports, guint n_reports, gint64 now);
 
@@ -114,6 +129,10 @@ guint8 donar_delays_ack_age (const DonarDelays * delays, guint link,
  * its overdue frame. */
 guint16 donar_delays_report (const DonarDelays * delays, guint link,
     gint64 now);
+/* report and ack_age of the first n links at once, into reports[] and
+ * ages[]: a message carries them all. */
+void donar_delays_report_all (const DonarDelays * delays, guint n,
+    guint32 ack, gint64 now, guint16 * reports, guint8 * ages);
 /* A link's delay toward the peer, predicted from both directions (a spike
  * of a relay delays both); *fresh_us is when the newest of that was
  * measured, or G_MININT64.  DONAR_DELAY_UNKNOWN when nothing is known. */
@@ -131,6 +150,20 @@ gint64 donar_delays_least_round_trip (const DonarDelays * delays);
 /* The link's base: the least delay seen on it lately, or
  * DONAR_DELAY_UNKNOWN. */
 gint64 donar_delays_floor (const DonarDelays * delays, guint link);
+
+/* What ADAPTIVE reads of each link at every frame, in one call: floor,
+ * predict (and its fresh_us) and in_flight_excess, into views[link] for
+ * each link whose bit is set in `links`. */
+typedef struct
+{
+  gint64 floor;
+  gint64 predicted;
+  gint64 fresh;
+  gint64 excess;
+} DonarLinkView;
+
+void donar_delays_views (const DonarDelays * delays, guint32 links,
+    gint64 now, DonarLinkView * views);
 
 /* Our clock as the peer sees it in our messages. */
 guint32 donar_delays_clock_ms (gint64 now);

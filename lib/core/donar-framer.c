@@ -46,6 +46,21 @@ donar_framer_next (DonarFramer * framer, const guint8 ** data,
       framer->filled = 0;
   }
 
+  /* A whole, valid record at the start of the input, nothing buffered: it
+   * is handed out where it lies.  Records mostly come whole (one per read,
+   * one per cell), and copying each would cost more than reading it. */
+  if (framer->filled == 0 && *length >= DONAR_WIRE_PREFIX) {
+    message_size = ((*data)[0] << 8) | (*data)[1];
+    if (message_size > 0 && message_size <= DONAR_WIRE_MAX_MESSAGE &&
+        *length >= DONAR_WIRE_PREFIX + message_size) {
+      *message = *data + DONAR_WIRE_PREFIX;
+      *message_length = message_size;
+      *data += DONAR_WIRE_PREFIX + message_size;
+      *length -= DONAR_WIRE_PREFIX + message_size;
+      return DONAR_OK;
+    }
+  }
+
   if (!fill_to (framer, DONAR_WIRE_PREFIX, data, length))
     return DONAR_OK;
   message_size = (framer->buffer[0] << 8) | framer->buffer[1];

@@ -17,8 +17,9 @@ typedef struct
 void donar_framer_reset (DonarFramer * framer);
 
 /* Consumes bytes from *data until one message is whole, and returns it in
- * *message (valid until the next call); *message is NULL once the input is
- * used up.  A record whose length is out of bounds breaks the stream: that
+ * *message (valid until the next call, and while the input is: a record
+ * that came whole is not copied); *message is NULL once the input is used
+ * up.  A record whose length is out of bounds breaks the stream: that
  * error is returned, and DONAR_ERROR_STREAM_BROKEN after it, until reset. */
 DonarError donar_framer_next (DonarFramer * framer, const guint8 ** data,
     gsize * length, const guint8 ** message, gsize * message_length);

@@ -19,10 +19,29 @@ donar_monitor_init (DonarMonitor * monitor, guint n_links,
   }
 }
 
+static gboolean
+frame_complete (const DonarExpectedFrame * frame)
+{
+  return frame->arrived == (1 << frame->n_links) - 1;
+}
+
+/* Keeps the frame's bit of `incomplete` in step, after any change to it. */
+static inline void
+mark (DonarMonitor * monitor, const DonarExpectedFrame * frame)
+{
+  guint i = frame - monitor->expected;
+
+  if (frame->valid && !frame_complete (frame))
+    monitor->incomplete[i / 32] |= 1u << (i % 32);
+  else
+    monitor->incomplete[i / 32] &= ~(1u << (i % 32));
+}
+
 void
 donar_monitor_forget_expected (DonarMonitor * monitor)
 {
   memset (monitor->expected, 0, sizeof monitor->expected);
+  memset (monitor->incomplete, 0, sizeof monitor->incomplete);
   memset (monitor->arrived_any, 0, sizeof monitor->arrived_any);
   memset (monitor->silent, 0, sizeof monitor->silent);
 }
@@ -43,12 +62,13 @@ donar_monitor_forget_link (DonarMonitor * monitor, guint link)
     for (guint k = 0; k < frame->n_links; k++)
       if (frame->links[k] == link)
         frame->arrived |= 1 << k;
+    mark (monitor, frame);
   }
 }
 
 /* The record of seq, claimed from an older frame if need be; NULL when seq
  * is older than what the slot holds. */
-static DonarExpectedFrame *
+static inline DonarExpectedFrame *
 expected_slot (DonarMonitor * monitor, guint32 seq)
 {
   DonarExpectedFrame *frame = &monitor->expected[seq % DONAR_MONITOR_HISTORY];
@@ -60,11 +80,12 @@ expected_slot (DonarMonitor * monitor, guint32 seq)
   memset (frame, 0, sizeof *frame);
   frame->valid = TRUE;
   frame->seq = seq;
+  mark (monitor, frame);
   return frame;
 }
 
 /* Index of link among the frame's links, adding it if there is room. */
-static gint
+static inline gint
 expected_link (DonarExpectedFrame * frame, guint link)
 {
   for (guint k = 0; k < frame->n_links; k++)
@@ -76,7 +97,7 @@ expected_link (DonarExpectedFrame * frame, guint link)
   return frame->n_links++;
 }
 
-static void
+static inline void
 note_silence (DonarMonitor * monitor, guint32 seq, guint link, gint64 now)
 {
   /* Only from the link's first data on: until then the peer's lists may
@@ -95,15 +116,38 @@ note_silence (DonarMonitor * monitor, guint32 seq, guint link, gint64 now)
   }
 }
 
+/* Inline: a message names a dozen frames, each already noted from the
+ * messages before it, and the calls cost more than the checks. */
+static inline void
+note_sent (DonarMonitor * monitor, guint32 seq, guint link, gint64 now)
+{
+  DonarExpectedFrame *frame = expected_slot (monitor, seq);
+
+  /* Mostly a frame and link noted already, from an earlier message: then
+   * nothing changed. */
+  if (frame) {
+    guint before = frame->n_links;
+
+    expected_link (frame, link);
+    if (frame->n_links != before)
+      mark (monitor, frame);
+  }
+  note_silence (monitor, seq, link, now);
+}
+
 void
 donar_monitor_note_sent (DonarMonitor * monitor, guint32 seq, guint link,
     gint64 now)
 {
-  DonarExpectedFrame *frame = expected_slot (monitor, seq);
+  note_sent (monitor, seq, link, now);
+}
 
-  if (frame)
-    expected_link (frame, link);
-  note_silence (monitor, seq, link, now);
+void
+donar_monitor_note_recent (DonarMonitor * monitor, guint32 seq,
+    const DonarWireRecent * recent, guint n_recent, gint64 now)
+{
+  for (guint i = 0; i < n_recent; i++)
+    note_sent (monitor, seq - recent[i].age, recent[i].link, now);
 }
 
 static void
@@ -133,6 +177,7 @@ donar_monitor_on_arrival (DonarMonitor * monitor, guint32 seq, guint link,
 
     if (k >= 0)
       frame->arrived |= 1 << k;
+    mark (monitor, frame);
   }
 }
 
@@ -162,9 +207,10 @@ donar_monitor_close_window (DonarMonitor * monitor,
         donar_seq_diff (receiver->highest, frame->seq) >=
         DONAR_MONITOR_HISTORY) {
       frame->valid = FALSE;
+      mark (monitor, frame);
       continue;
     }
-    if (frame->arrived == (1 << frame->n_links) - 1)
+    if (frame_complete (frame))
       continue;
     /* A copy still on its way once later frames are in is the slow link's
      * doing: it is charged every window until it arrives. */
@@ -192,22 +238,41 @@ donar_monitor_close_window (DonarMonitor * monitor,
  * they stay missing; beyond, the window's charge takes over. */
 #define OVERDUE_SPAN 32
 
+/* The bits of `incomplete` for the 32 slots from `start` on, wrapping
+ * around the history: bit i is slot (start + i) % DONAR_MONITOR_HISTORY. */
+static guint32
+incomplete_window (const DonarMonitor * monitor, guint start)
+{
+  const guint words = DONAR_MONITOR_HISTORY / 32;
+  guint w = start / 32, b = start % 32;
+  guint64 pair = monitor->incomplete[w] |
+      (guint64) monitor->incomplete[(w + 1) % words] << 32;
+
+  return (guint32) (pair >> b);
+}
+
 guint32
 donar_monitor_check_overdue (DonarMonitor * monitor,
     const DonarReceiver * receiver, guint alarm_frames)
 {
-  guint32 overdue = 0;
+  guint32 overdue = 0, oldest, candidates;
 
   if (!receiver->started || alarm_frames == 0)
     return 0;
-  for (guint back = alarm_frames; back < alarm_frames + OVERDUE_SPAN; back++) {
-    guint32 seq = receiver->highest - back;
+  /* The frames alarm_frames .. alarm_frames + OVERDUE_SPAN - 1 behind the
+   * newest, of which only the incomplete ones; their order does not
+   * matter (a bit set, a maximum). */
+  G_STATIC_ASSERT (OVERDUE_SPAN == 32);
+  oldest = receiver->highest - (alarm_frames + OVERDUE_SPAN - 1);
+  candidates = incomplete_window (monitor, oldest % DONAR_MONITOR_HISTORY);
+  while (candidates) {
+    guint32 seq = oldest + __builtin_ctz (candidates);
     const DonarExpectedFrame *frame =
         &monitor->expected[seq % DONAR_MONITOR_HISTORY];
     guint newer;
 
-    if (!frame->valid || frame->seq != seq ||
-        frame->arrived == (1 << frame->n_links) - 1)
+    candidates &= candidates - 1;
+    if (frame->seq != seq)
       continue;
     newer = donar_receiver_count_newer (receiver, seq);
     if (newer < alarm_frames)

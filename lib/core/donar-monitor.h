@@ -7,6 +7,7 @@
 #define DONAR_MONITOR_H
 
 #include "donar-receiver.h"
+#include "donar-wire.h"
 
 G_BEGIN_DECLS
 
@@ -51,6 +52,10 @@ typedef struct
   gint64 silent_since[DONAR_MAX_LINKS];     /* when we learned of it */
   gboolean silent[DONAR_MAX_LINKS];
   DonarExpectedFrame expected[DONAR_MONITOR_HISTORY];
+  /* Bit i: expected[i] is valid and a copy of it has not come.  The
+   * alarm looks at those only, not at every frame of its span on every
+   * message. */
+  guint32 incomplete[DONAR_MONITOR_HISTORY / 32];
 } DonarMonitor;
 
 void donar_monitor_init (DonarMonitor * monitor, guint n_links,
@@ -63,6 +68,10 @@ void donar_monitor_forget_link (DonarMonitor * monitor, guint link);
 /* The peer says (in a recent-links list) that frame seq went on link. */
 void donar_monitor_note_sent (DonarMonitor * monitor, guint32 seq,
     guint link, gint64 now);
+/* The same for each entry of the recent-links list of the peer's message
+ * `seq`, in order. */
+void donar_monitor_note_recent (DonarMonitor * monitor, guint32 seq,
+    const DonarWireRecent * recent, guint n_recent, gint64 now);
 /* The copy of seq sent on link arrived, `out_of_order` frames after seq
  * having been delivered before it. */
 void donar_monitor_on_arrival (DonarMonitor * monitor, guint32 seq,

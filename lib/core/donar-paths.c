@@ -3,11 +3,33 @@
 
 #include <string.h>
 
+static inline gboolean
+share (const DonarPaths * paths, guint a, guint b)
+{
+  return a == b || (paths->local_mask[a] & paths->local_mask[b]) != 0 ||
+      (paths->peer_mask[a] & paths->peer_mask[b]) != 0;
+}
+
+static void
+update_sharing (DonarPaths * paths)
+{
+  paths->peer_any = FALSE;
+  for (guint a = 0; a < paths->n_links; a++)
+    paths->peer_any |= paths->peer_mask[a] != 0;
+  for (guint a = 0; a < paths->n_links; a++) {
+    paths->sharing[a] = 0;
+    for (guint b = 0; b < paths->n_links; b++)
+      if (share (paths, a, b))
+        paths->sharing[a] |= 1u << b;
+  }
+}
+
 void
 donar_paths_init (DonarPaths * paths, guint n_links)
 {
   memset (paths, 0, sizeof *paths);
   paths->n_links = n_links;
+  update_sharing (paths);
 }
 
 static gboolean
@@ -45,6 +67,7 @@ update_masks (DonarPaths * paths)
         shared[n_shared++] = relay;
       paths->local_mask[a] |= 1u << (bit % 8);
     }
+  update_sharing (paths);
 }
 
 void
@@ -59,15 +82,34 @@ donar_paths_set (DonarPaths * paths, guint link, const guint64 * relays,
 }
 
 void
+donar_paths_clear_peer (DonarPaths * paths, guint n)
+{
+  /* Mostly the peer never named any: nothing to clear. */
+  if (!paths->peer_any)
+    return;
+  memset (paths->peer_mask, 0, MIN (n, paths->n_links));
+  update_sharing (paths);
+}
+
+void
 donar_paths_set_peer (DonarPaths * paths, const guint8 * masks, guint n_masks)
 {
-  for (guint i = 0; i < MIN (n_masks, paths->n_links); i++)
-    paths->peer_mask[i] = masks[i];
+  guint n = MIN (n_masks, paths->n_links);
+
+  if (memcmp (paths->peer_mask, masks, n) == 0)
+    return;
+  memcpy (paths->peer_mask, masks, n);
+  update_sharing (paths);
 }
 
 gboolean
 donar_paths_share (const DonarPaths * paths, guint a, guint b)
 {
-  return a == b || (paths->local_mask[a] & paths->local_mask[b]) != 0 ||
-      (paths->peer_mask[a] & paths->peer_mask[b]) != 0;
+  return share (paths, a, b);
+}
+
+guint32
+donar_paths_sharing (const DonarPaths * paths, guint link)
+{
+  return paths->sharing[link];
 }

@@ -108,38 +108,34 @@ frame_went_on (const DonarSentFrame * frame, guint link)
   return FALSE;
 }
 
-/* The message for `current` on `link`: our scores, the links of the latest
- * frames, the frame, and as many earlier frames as fit that neither went on
- * this link nor are too old to help. */
+/* What the messages of `current` share, whatever their link: our scores,
+ * the links of the latest frames.  Worked out once for the frame: nothing
+ * they read changes while its copies go out. */
 static void
-build_message (DonarSession * session, const DonarSentFrame * current,
-    guint link, gint64 now, DonarWireMessage * message)
+build_message_common (DonarSession * session, const DonarSentFrame * current,
+    gint64 now, DonarWireMessage * message)
 {
   const DonarConfig *config = &session->config;
-  gsize size;
 
-  message->link = link;
   message->seq = current->seq;
   message->time_ms = donar_delays_clock_ms (now);
   message->ack = session->receiver.highest;
   message->parts = donar_config_wire_parts (config);
 
   message->n_scores = config->n_links;
-  /* Only the parts that go on the wire: they are worked out per message. */
-  for (guint i = 0; i < config->n_links; i++) {
-    if (message->parts & DONAR_WIRE_PART_SCORES) {
+  /* Only the parts that go on the wire are worked out. */
+  if (message->parts & DONAR_WIRE_PART_SCORES)
+    for (guint i = 0; i < config->n_links; i++) {
       gint32 reported = donar_monitor_reported (&session->monitor, i);
 
       message->scores[i] = reported == DONAR_SCORE_UNKNOWN ?
           DONAR_WIRE_SCORE_UNKNOWN : MIN (reported,
           DONAR_WIRE_SCORE_UNKNOWN - 1);
     }
-    if (message->parts & DONAR_WIRE_PART_ADAPTIVE) {
-      message->delays[i] = donar_delays_report (&session->delays, i, now);
-      message->paths[i] = session->paths.local_mask[i];
-      message->acked[i] = donar_delays_ack_age (&session->delays, i,
-          session->receiver.highest);
-    }
+  if (message->parts & DONAR_WIRE_PART_ADAPTIVE) {
+    donar_delays_report_all (&session->delays, config->n_links,
+        session->receiver.highest, now, message->delays, message->acked);
+    memcpy (message->paths, session->paths.local_mask, config->n_links);
   }
 
   message->n_recent = 0;
@@ -155,7 +151,19 @@ build_message (DonarSession * session, const DonarSentFrame * current,
       message->n_recent++;
     }
   }
+}
 
+/* The message of `current` on `link`, its common part built: the frame, and
+ * as many earlier frames as fit that neither went on this link nor are too
+ * old to help. */
+static void
+build_message_frames (DonarSession * session, const DonarSentFrame * current,
+    guint link, gint64 now, DonarWireMessage * message)
+{
+  const DonarConfig *config = &session->config;
+  gsize size;
+
+  message->link = link;
   message->n_frames = 1;
   message->frames[0].age = 0;
   message->frames[0].length = current->length;
@@ -201,6 +209,7 @@ donar_session_send_frame (DonarSession * session, const guint8 * frame,
     gsize length, gint64 now)
 {
   DonarSentFrame *current;
+  DonarWireMessage message;
   guint links[DONAR_SCHEDULER_MAX_SENDS];
   guint n_links;
 
@@ -228,11 +237,11 @@ donar_session_send_frame (DonarSession * session, const guint8 * frame,
   }
   session->stats.frames_sent++;
 
+  build_message_common (session, current, now, &message);
   for (guint i = 0; i < n_links; i++) {
-    DonarWireMessage message;
     gsize size;
 
-    build_message (session, current, links[i], now, &message);
+    build_message_frames (session, current, links[i], now, &message);
     size = donar_wire_encode_data (&message, session->record,
         sizeof session->record);
     g_assert (size > 0);
@@ -382,24 +391,32 @@ handle_data (DonarSession * session, guint link, const guint8 * data,
   session->stats.messages_received++;
 
   out_of_order = donar_receiver_count_newer (&session->receiver, message.seq);
-  for (guint i = 0; i < message.n_recent; i++) {
-    donar_monitor_note_sent (&session->monitor,
-        message.seq - message.recent[i].age, message.recent[i].link, now);
-    donar_delays_note_sent (&session->delays, message.recent[i].link,
-        message.seq, message.recent[i].age, message.time_ms, now);
-  }
+  donar_monitor_note_recent (&session->monitor, message.seq, message.recent,
+      message.n_recent, now);
+  donar_delays_note_recent (&session->delays, message.seq, message.time_ms,
+      message.recent, message.n_recent, now);
   donar_delays_on_arrival (&session->delays, link, message.seq,
       message.time_ms, now);
-  donar_delays_set_reports (&session->delays, message.delays,
-      message.n_scores, now);
-  donar_paths_set_peer (&session->paths, message.paths, message.n_scores);
-  donar_delays_on_acks (&session->delays, message.ack, message.acked,
-      message.n_scores, now);
-  if (message.parts & DONAR_WIRE_PART_ADAPTIVE)
+  if (message.parts & DONAR_WIRE_PART_ADAPTIVE) {
+    donar_delays_set_reports (&session->delays, message.delays,
+        message.n_scores, now);
+    donar_paths_set_peer (&session->paths, message.paths, message.n_scores);
+    donar_delays_on_acks (&session->delays, message.ack, message.acked,
+        message.n_scores, now);
     session->peer_acknowledges = TRUE;
+  } else {
+    /* The same as the decoder's stand-ins for the missing part would do,
+     * without reading them link by link: no report, no shared relay, and
+     * no acknowledgement (on_acks would only rotate the buckets, which
+     * on_arrival did at this same time). */
+    donar_delays_clear_reports (&session->delays, message.n_scores);
+    donar_paths_clear_peer (&session->paths, message.n_scores);
+  }
   donar_monitor_on_arrival (&session->monitor, message.seq, link, out_of_order);
-  donar_monitor_set_remote (&session->monitor, message.scores,
-      message.n_scores, now);
+  /* Without the part, every score is unknown: nothing to set. */
+  if (message.parts & DONAR_WIRE_PART_SCORES)
+    donar_monitor_set_remote (&session->monitor, message.scores,
+        message.n_scores, now);
 
   /* Oldest first: a jitter buffer would rather see them in order. */
   for (guint i = message.n_frames; i-- > 0;) {

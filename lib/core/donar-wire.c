@@ -156,15 +156,14 @@ donar_wire_encode_data (const DonarWireMessage * message, guint8 * out,
   if (message->parts & DONAR_WIRE_PART_ADAPTIVE) {
     for (guint i = 0; i < message->n_scores; i++, p += 2)
       put_u16 (p, message->delays[i]);
-    for (guint i = 0; i < message->n_scores; i++, p++)
-      p[0] = message->paths[i];
-    for (guint i = 0; i < message->n_scores; i++, p++)
-      p[0] = message->acked[i];
+    memcpy (p, message->paths, message->n_scores);
+    p += message->n_scores;
+    memcpy (p, message->acked, message->n_scores);
+    p += message->n_scores;
   }
-  for (guint i = 0; i < message->n_recent; i++, p += 2) {
-    p[0] = message->recent[i].age;
-    p[1] = message->recent[i].link;
-  }
+  /* The list is laid out in memory as on the wire: age, link. */
+  memcpy (p, message->recent, DONAR_WIRE_RECENT_ENTRY * message->n_recent);
+  p += DONAR_WIRE_RECENT_ENTRY * message->n_recent;
   for (guint i = 0; i < message->n_frames; i++) {
     const DonarWireFrame *frame = &message->frames[i];
 
@@ -340,27 +339,27 @@ donar_wire_decode_data (const guint8 * data, gsize length,
       DONAR_WIRE_RECENT_ENTRY * message->n_recent)
     return DONAR_ERROR_BAD_LENGTH;
   /* A part not sent is unknown, as a link the sender knows nothing of. */
-  for (guint i = 0; i < message->n_scores; i++) {
-    message->scores[i] = DONAR_WIRE_SCORE_UNKNOWN;
-    message->delays[i] = DONAR_WIRE_DELAY_UNKNOWN;
-    message->paths[i] = 0;
-    message->acked[i] = DONAR_WIRE_ACK_NONE;
-  }
   if (message->parts & DONAR_WIRE_PART_SCORES)
     for (guint i = 0; i < message->n_scores; i++, p += 2)
       message->scores[i] = get_u16 (p);
+  else
+    for (guint i = 0; i < message->n_scores; i++)
+      message->scores[i] = DONAR_WIRE_SCORE_UNKNOWN;
   if (message->parts & DONAR_WIRE_PART_ADAPTIVE) {
     for (guint i = 0; i < message->n_scores; i++, p += 2)
       message->delays[i] = get_u16 (p);
-    for (guint i = 0; i < message->n_scores; i++, p++)
-      message->paths[i] = p[0];
-    for (guint i = 0; i < message->n_scores; i++, p++)
-      message->acked[i] = p[0];
+    memcpy (message->paths, p, message->n_scores);
+    p += message->n_scores;
+    memcpy (message->acked, p, message->n_scores);
+    p += message->n_scores;
+  } else {
+    for (guint i = 0; i < message->n_scores; i++)
+      message->delays[i] = DONAR_WIRE_DELAY_UNKNOWN;
+    memset (message->paths, 0, message->n_scores);
+    memset (message->acked, DONAR_WIRE_ACK_NONE, message->n_scores);
   }
-  for (guint i = 0; i < message->n_recent; i++, p += 2) {
-    message->recent[i].age = p[0];
-    message->recent[i].link = p[1];
-  }
+  memcpy (message->recent, p, DONAR_WIRE_RECENT_ENTRY * message->n_recent);
+  p += DONAR_WIRE_RECENT_ENTRY * message->n_recent;
 
   for (guint i = 0; i < message->n_frames; i++) {
     DonarWireFrame *frame = &message->frames[i];

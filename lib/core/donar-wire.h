@@ -57,11 +57,14 @@ typedef struct
   guint8 bytes[DONAR_WIRE_KEY];
 } DonarWireKey;
 
+/* As on the wire, byte for byte: the codec copies the list whole. */
 typedef struct
 {
   guint8 age;                   /* frames before the message's seq */
   guint8 link;
 } DonarWireRecent;
+
+G_STATIC_ASSERT (sizeof (DonarWireRecent) == DONAR_WIRE_RECENT_ENTRY);
 
 typedef struct
 {

@@ -60,6 +60,12 @@ typedef struct
   gdouble spike_gap_flaky_s;
   GArray *spikes;               /* DonarSpike, sorted, disjoint */
   guint cursor;                 /* first spike not over at the last send */
+  /* The same at the last look, send or peek: where the next one starts
+   * its search.  The oracle peeks at every link at every frame, and a
+   * link it leaves unused would otherwise search from its last send
+   * through every spike since.  The search finds the same spike from
+   * anywhere: they are sorted and disjoint. */
+  guint peek_cursor;
   gint64 timeline_end_us;       /* spikes are known up to here */
   GArray *injected;             /* DonarSpike, from add_spike; or NULL */
 

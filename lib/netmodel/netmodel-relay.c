@@ -155,7 +155,7 @@ donar_relay_spike_delay (DonarRelay * relay, gint64 t, gboolean advance)
 
     spikes = (const DonarSpike *) relay->spikes->data;
     len = relay->spikes->len;
-    i = relay->cursor;
+    i = MIN (relay->peek_cursor, len);
     /* A peek may look behind the last send. */
     while (i > 0 && spikes[i - 1].end_us > t)
       i--;
@@ -164,11 +164,13 @@ donar_relay_spike_delay (DonarRelay * relay, gint64 t, gboolean advance)
     if (i < len && spikes[i].start_us <= t)
       extra = spikes[i].extra_us;
 
+    relay->peek_cursor = i;
     if (advance) {
       relay->cursor = i;
       if (relay->cursor >= 2 * SPIKES_KEPT_BEHIND) {
         g_array_remove_range (relay->spikes, 0, SPIKES_KEPT_BEHIND);
         relay->cursor -= SPIKES_KEPT_BEHIND;
+        relay->peek_cursor = relay->cursor;
       }
     }
   }
