@@ -46,7 +46,7 @@ static const GOptionEntry entries[] = {
   {"max-pending-kib", 0, 0, G_OPTION_ARG_INT, &max_pending_kib,
       "Stop reading a direction while this much of it waits (default "
         "1024)", "KIB"},
-  {NULL}
+  G_OPTION_ENTRY_NULL
 };
 
 static gboolean
