@@ -618,15 +618,7 @@ peer_end_reason (GstDonarCall * call)
   DonarByeReason reason;
 
   call_end (call, &reason);
-  switch (reason) {
-    case DONAR_BYE_HUNG_UP:
-      return "peer-hung-up";
-    case DONAR_BYE_FAILED:
-      return "peer-failed";
-    case DONAR_BYE_UNKNOWN:
-      break;
-  }
-  return "peer-ended";
+  return donar_link_end_peer_reason (reason);
 }
 
 static void

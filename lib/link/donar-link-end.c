@@ -26,6 +26,20 @@ donar_link_end_to_string (DonarLinkEnd end)
   return "unknown";
 }
 
+const gchar *
+donar_link_end_peer_reason (DonarByeReason reason)
+{
+  switch (reason) {
+    case DONAR_BYE_HUNG_UP:
+      return "peer-hung-up";
+    case DONAR_BYE_FAILED:
+      return "peer-failed";
+    case DONAR_BYE_UNKNOWN:
+      break;
+  }
+  return "peer-ended";
+}
+
 static void
 begin (DonarLinkEngine * engine, DonarLinkEnd end, DonarByeReason reason,
     gint64 deadline)
@@ -71,7 +85,7 @@ donar_link_engine_check_end (DonarLinkEngine * engine, gint64 now)
   if (!engine->end_flushed && now < engine->end_deadline)
     return;
   /* Before the links close: their closing checks the end again. */
-  engine->end_done = TRUE;
+  g_atomic_int_set (&engine->end_done, TRUE);
   for (guint i = 0; i < engine->settings.config.n_links; i++)
     if (engine->links[i].state == DONAR_LINK_OPEN)
       donar_link_close (&engine->links[i], now, "the call ended");
@@ -173,8 +187,13 @@ donar_link_engine_get_end (DonarLinkEngine * engine, DonarByeReason * reason)
 {
   DonarLinkEnd end;
 
+  if (!g_atomic_int_get (&engine->end_done)) {
+    if (reason)
+      *reason = DONAR_BYE_UNKNOWN;
+    return DONAR_LINK_END_NONE;
+  }
   g_mutex_lock (&engine->lock);
-  end = engine->end_done ? engine->end : DONAR_LINK_END_NONE;
+  end = engine->end;
   if (reason)
     *reason = engine->end_reason;
   g_mutex_unlock (&engine->lock);

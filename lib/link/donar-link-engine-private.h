@@ -106,7 +106,7 @@ struct _DonarLinkEngine
   DonarLinkEnd end;
   DonarByeReason end_reason;
   gint64 end_deadline;
-  gboolean end_done;
+  gint end_done;                /* also read atomically, without lock */
   gboolean end_flushed;
   GCond end_cond;
   GList *pending;               /* DonarPendingConnection */

@@ -209,6 +209,9 @@ typedef enum
 } DonarLinkEnd;
 
 const gchar *donar_link_end_to_string (DonarLinkEnd end);
+/* The peer's BYE reason as the elements and donar-call name it:
+ * "peer-hung-up", "peer-failed", "peer-ended" (no reason it knows). */
+const gchar *donar_link_end_peer_reason (DonarByeReason reason);
 
 /* Ends the call: a BYE with the reason on every open link, then the links
  * close once it has left, or after timeout_us.  Waits for that.  TRUE when
@@ -218,7 +221,8 @@ gboolean donar_link_engine_end (DonarLinkEngine * engine,
     DonarByeReason reason, gint64 timeout_us);
 /* reason: the BYE's (DONAR_LINK_END_HERE, DONAR_LINK_END_BY_PEER).  The
  * end is told once the frames that were on their way came or the links
- * closed: whoever waits on pop_frame has them all first. */
+ * closed: whoever waits on pop_frame has them all first.  Before the end
+ * it takes no lock: a streaming thread may ask for every buffer. */
 DonarLinkEnd donar_link_engine_get_end (DonarLinkEngine * engine,
     DonarByeReason * reason);
 

@@ -301,8 +301,7 @@ end_text (DonarCall * call)
 
   switch (donar_link_engine_get_end (donar_call_get_engine (call), &reason)) {
     case DONAR_LINK_END_BY_PEER:
-      return reason == DONAR_BYE_HUNG_UP ? "peer-hung-up" :
-          reason == DONAR_BYE_FAILED ? "peer-failed" : "peer-ended";
+      return donar_link_end_peer_reason (reason);
     case DONAR_LINK_END_PEER_LOST:
       return "peer-lost";
     default:
