@@ -3,17 +3,9 @@
 
 #include <glib/gstdio.h>
 #include <signal.h>
-#include <sys/prctl.h>
+#include "torsim-test-util.h"
 
 #define START_TIMEOUT_MS 10000
-
-/* A test that fails an assertion aborts before it can stop its shaper:
- * the kernel stops it then. */
-static void
-die_with_parent (gpointer data)
-{
-  prctl (PR_SET_PDEATHSIG, SIGTERM);
-}
 
 ShaperProcess *
 shaper_process_start (const gchar * const *args)
@@ -22,7 +14,6 @@ shaper_process_start (const gchar * const *args)
   ShaperProcess *p = g_new0 (ShaperProcess, 1);
   GPtrArray *argv = g_ptr_array_new ();
   GError *error = NULL;
-  GSubprocessLauncher *launcher;
   GDataInputStream *out;
   gchar *line, **ports;
 
@@ -36,12 +27,9 @@ shaper_process_start (const gchar * const *args)
   g_ptr_array_add (argv, (gpointer) "--log");
   g_ptr_array_add (argv, p->log_path);
   g_ptr_array_add (argv, NULL);
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
-  p->process = g_subprocess_launcher_spawnv (launcher,
+  p->process = test_spawn (G_SUBPROCESS_FLAGS_STDOUT_PIPE,
       (const gchar * const *) argv->pdata, &error);
   g_assert_no_error (error);
-  g_object_unref (launcher);
   g_ptr_array_unref (argv);
 
   /* The ready line comes once every port listens; a blocking read is

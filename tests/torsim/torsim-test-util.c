@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -66,6 +67,27 @@ parse_port_file (const gchar * path, TorsimProcess * p)
   return TRUE;
 }
 
+static void
+die_with_parent (gpointer data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+  /* The test may have died between the fork and the prctl. */
+  if (getppid () != GPOINTER_TO_INT (data))
+    raise (SIGTERM);
+}
+
+/* The signal is sent at the death of the thread that forked: tests spawn
+ * from their main thread. */
+GSubprocess *
+test_spawn (GSubprocessFlags flags, const gchar * const *argv, GError ** error)
+{
+  g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (flags);
+
+  g_subprocess_launcher_set_child_setup (launcher, die_with_parent,
+      GINT_TO_POINTER (getpid ()), NULL);
+  return g_subprocess_launcher_spawnv (launcher, argv, error);
+}
+
 TorsimProcess *
 torsim_process_start (const gchar * const *args)
 {
@@ -91,8 +113,8 @@ torsim_process_start (const gchar * const *args)
   g_ptr_array_add (argv, NULL);
 
   p->started_us = now_us ();
-  p->process = g_subprocess_newv ((const gchar * const *) argv->pdata,
-      G_SUBPROCESS_FLAGS_STDOUT_SILENCE, &error);
+  p->process = test_spawn (G_SUBPROCESS_FLAGS_STDOUT_SILENCE,
+      (const gchar * const *) argv->pdata, &error);
   g_assert_no_error (error);
   p->pid = (GPid) atoi (g_subprocess_get_identifier (p->process));
 

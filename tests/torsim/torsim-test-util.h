@@ -22,6 +22,11 @@ G_BEGIN_DECLS
   gint64 started_us;            /* just before the spawn */
 } TorsimProcess;
 
+/* Spawns argv (NULL-terminated) with flags; the kernel sends it SIGTERM
+ * when the test dies first (an assertion aborts before any stop). */
+GSubprocess *test_spawn (GSubprocessFlags flags, const gchar * const *argv,
+    GError ** error);
+
 /* Starts donar-torsim (path in $DONAR_TORSIM) on free ports with the
  * NULL-terminated extra arguments, and waits for its port file. */
 TorsimProcess *torsim_process_start (const gchar * const *args);
