@@ -57,7 +57,8 @@ static gboolean
 link_has_left (DonarLink * link)
 {
   return link->state != DONAR_LINK_OPEN || (link->queue.bytes == 0 &&
-      evbuffer_get_length (bufferevent_get_output (link->bev)) == 0);
+      link->partial == NULL
+      && evbuffer_get_length (bufferevent_get_output (link->bev)) == 0);
 }
 
 /* Ours: every open link wrote our BYE to its socket.  The peer's: it closed

@@ -31,6 +31,18 @@ typedef struct
   guint index;
   DonarLinkState state;
   struct bufferevent *bev;
+  /* bev's socket while open (-1 otherwise): the streaming threads write
+   * to it directly, under the lock, while nothing waits before them. */
+  evutil_socket_t fd;
+  /* Bytes wait for the socket (partial, queue, bev's output): writes go
+   * behind them, through the engine's thread, until it has drained them
+   * all.  Cleared on the engine's thread only, which alone sees the
+   * output's length without a race. */
+  gboolean backlog;
+  /* The rest of a record the socket took only part of: it goes out
+   * first, and no drop may touch it, or the stream would lose its
+   * framing. */
+  GBytes *partial;
   struct event *timer;          /* backoff or dial timeout */
   DonarSocksReader socks;
   DonarRecordQueue queue;
@@ -112,8 +124,8 @@ struct _DonarLinkEngine
   GList *pending;               /* DonarPendingConnection */
   guint n_pending;
 
-  /* Only the engine's thread touches these, outside the lock: events are
-   * raised after it is released, so that a handler may read the stats. */
+  /* Queued under the lock, by any thread; raised on the engine's thread
+   * once it released the lock, so that a handler may read the stats. */
   GArray *events;               /* DonarQueuedEvent */
 
   guint64 connections_opened;
@@ -124,9 +136,13 @@ struct _DonarLinkEngine
   guint64 silences;
   guint64 paths_told;
 
-  /* Frames from the application: in_lock. */
-  GMutex in_lock;
-  GQueue in_frames;             /* GBytes */
+  /* The expiry the window timer was armed for: a send that leaves it
+   * where it was need not touch the timer, which would wake the engine's
+   * thread. */
+  gint64 armed_expiry;
+  /* Set while a streaming thread writes, under the lock: what the
+   * sockets do not take then is left to the engine's thread. */
+  gboolean app_writing;
 
   /* Frames to the application: out_lock (taken after lock, never
    * before). */
@@ -155,6 +171,9 @@ void donar_link_close (DonarLink * link, gint64 now, const gchar * format,
 void donar_link_abandon (DonarLink * link);
 void donar_link_write (DonarLink * link, const guint8 * record,
     gsize length, gint64 now);
+/* On the engine's thread: what waits for the link's socket goes to its
+ * bufferevent. */
+void donar_link_flush (DonarLink * link);
 void donar_link_take_connection (DonarLink * link, struct bufferevent *bev,
     gint64 now, gint64 rtt_us, const guint8 * nonce);
 /* A fresh nonce (DONAR_WIRE_NONCE bytes) from the kernel's CSPRNG. */

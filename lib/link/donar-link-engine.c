@@ -151,10 +151,11 @@ donar_link_engine_raise (DonarLinkEngine * engine, DonarLinkEventType type,
 static void
 rearm_expiry (DonarLinkEngine * engine)
 {
-  gint64 delay = donar_session_get_expiry (engine->session) -
-      g_get_monotonic_time ();
+  gint64 expiry = donar_session_get_expiry (engine->session);
+  gint64 delay = expiry - g_get_monotonic_time ();
   struct timeval tv;
 
+  engine->armed_expiry = expiry;
   if (delay < 0)
     delay = 0;
   tv.tv_sec = delay / G_USEC_PER_SEC;
@@ -173,15 +174,22 @@ donar_link_engine_lock (DonarLinkEngine * engine)
 void
 donar_link_engine_unlock (DonarLinkEngine * engine)
 {
+  GArray *raised = NULL;
   guint links_up;
 
   rearm_expiry (engine);
   links_up = engine->links_up;
+  /* Taken out under the lock: another thread may queue more meanwhile. */
+  if (engine->events->len > 0) {
+    raised = engine->events;
+    engine->events = g_array_new (FALSE, FALSE, sizeof (DonarQueuedEvent));
+  }
   g_mutex_unlock (&engine->lock);
+  if (raised == NULL)
+    return;
 
-  for (guint i = 0; i < engine->events->len; i++) {
-    DonarQueuedEvent *queued = &g_array_index (engine->events,
-        DonarQueuedEvent, i);
+  for (guint i = 0; i < raised->len; i++) {
+    DonarQueuedEvent *queued = &g_array_index (raised, DonarQueuedEvent, i);
     DonarLinkEvent event = { queued->type, queued->link, links_up,
       queued->message
     };
@@ -190,7 +198,22 @@ donar_link_engine_unlock (DonarLinkEngine * engine)
       engine->on_event (&event, engine->user_data);
     g_free (queued->message);
   }
-  g_array_set_size (engine->events, 0);
+  g_array_unref (raised);
+}
+
+/* The unlock of a thread other than the engine's: the handlers are
+ * called on the engine's thread, and the window timer is touched only if
+ * it moved (touching it wakes that thread). */
+static void
+unlock_from_app (DonarLinkEngine * engine)
+{
+  gboolean wake = engine->events->len > 0;
+
+  if (donar_session_get_expiry (engine->session) != engine->armed_expiry)
+    rearm_expiry (engine);
+  g_mutex_unlock (&engine->lock);
+  if (wake)
+    event_active (engine->wake_event, 0, 0);
 }
 
 static void
@@ -227,29 +250,21 @@ session_deliver (gpointer user_data, guint32 seq, const guint8 * data,
   g_mutex_unlock (&engine->out_lock);
 }
 
+/* Another thread left work here: records its sockets did not take, events
+ * to raise. */
 static void
 on_wake (evutil_socket_t fd, short what, gpointer user_data)
 {
   DonarLinkEngine *engine = user_data;
-  GQueue frames = G_QUEUE_INIT;
-  GBytes *frame;
-
-  g_mutex_lock (&engine->in_lock);
-  frames = engine->in_frames;
-  g_queue_init (&engine->in_frames);
-  g_mutex_unlock (&engine->in_lock);
 
   donar_link_engine_lock (engine);
-  while ((frame = g_queue_pop_head (&frames))) {
-    gsize length;
-    const guint8 *data = g_bytes_get_data (frame, &length);
+  for (guint i = 0; i < engine->settings.config.n_links; i++) {
+    DonarLink *link = &engine->links[i];
 
-    /* DONAR_ERROR_NO_LINK is counted by the session (frames_unsent); the
-     * size was checked on the way in. */
-    donar_session_send_frame (engine->session, data, length,
-        g_get_monotonic_time ());
-    g_bytes_unref (frame);
+    if (link->state == DONAR_LINK_OPEN && link->backlog)
+      donar_link_flush (link);
   }
+  donar_link_engine_check_end (engine, g_get_monotonic_time ());
   donar_link_engine_unlock (engine);
 }
 
@@ -330,11 +345,9 @@ donar_link_engine_new (const DonarLinkEngineSettings * settings,
   engine->on_event = on_event;
   engine->user_data = user_data;
   g_mutex_init (&engine->lock);
-  g_mutex_init (&engine->in_lock);
   g_mutex_init (&engine->out_lock);
   g_cond_init (&engine->out_cond);
   g_cond_init (&engine->end_cond);
-  g_queue_init (&engine->in_frames);
   g_queue_init (&engine->out_frames);
   engine->events = g_array_new (FALSE, FALSE, sizeof (DonarQueuedEvent));
 
@@ -430,15 +443,21 @@ donar_link_engine_send_frame (DonarLinkEngine * engine, const guint8 * frame,
         length, engine->max_frame);
     return FALSE;
   }
+  g_mutex_lock (&engine->lock);
   if (!engine->started || engine->stopped) {
+    g_mutex_unlock (&engine->lock);
     g_set_error (error, DONAR_LINK_ENGINE_ERROR,
         DONAR_LINK_ENGINE_ERROR_STOPPED, "the link engine is not running");
     return FALSE;
   }
-  g_mutex_lock (&engine->in_lock);
-  g_queue_push_tail (&engine->in_frames, g_bytes_new (frame, length));
-  g_mutex_unlock (&engine->in_lock);
-  event_active (engine->wake_event, 0, 0);
+  /* Written here, on the caller's thread (donar_link_write): handing the
+   * frame to the engine's thread would wake it for every frame.
+   * DONAR_ERROR_NO_LINK is counted by the session (frames_unsent). */
+  engine->app_writing = TRUE;
+  donar_session_send_frame (engine->session, frame, length,
+      g_get_monotonic_time ());
+  engine->app_writing = FALSE;
+  unlock_from_app (engine);
   return TRUE;
 }
 
@@ -591,14 +610,12 @@ donar_link_engine_free (DonarLinkEngine * engine)
   g_clear_pointer (&engine->tick_event, event_free);
   g_clear_pointer (&engine->base, event_base_free);
   g_clear_pointer (&engine->session, donar_session_free);
-  g_queue_clear_full (&engine->in_frames, (GDestroyNotify) g_bytes_unref);
   g_queue_clear_full (&engine->out_frames, g_free);
   if (engine->events)
     g_array_unref (engine->events);
   g_clear_pointer (&engine->rand, g_rand_free);
   donar_link_engine_settings_clear (&engine->settings);
   g_mutex_clear (&engine->lock);
-  g_mutex_clear (&engine->in_lock);
   g_mutex_clear (&engine->out_lock);
   g_cond_clear (&engine->out_cond);
   g_cond_clear (&engine->end_cond);

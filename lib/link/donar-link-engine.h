@@ -8,9 +8,11 @@
  * service forwards, and takes a connection as link i once its HELLO proves
  * it belongs to the call; strangers are closed and counted.
  *
- * The API is for streaming threads: send_frame copies and returns at once,
- * pop_frame waits at most until a deadline, events come through a callback
- * on the engine's thread.  Every function here may be called from any
+ * The API is for streaming threads: send_frame writes the frame's records
+ * to their links' sockets itself and never blocks (what a socket does not
+ * take waits in its link's queue for the engine's thread), pop_frame waits
+ * at most until a deadline, events come through a callback on the
+ * engine's thread.  Every function here may be called from any
  * thread. */
 #ifndef DONAR_LINK_ENGINE_H
 #define DONAR_LINK_ENGINE_H
@@ -163,7 +165,9 @@ gboolean donar_link_engine_start (DonarLinkEngine * engine, GError ** error);
 /* Callee: the bound port, once started. */
 guint16 donar_link_engine_get_listen_port (DonarLinkEngine * engine);
 
-/* Copies the frame (an RTP packet) and hands it to the engine's thread. */
+/* Sends the frame (an RTP packet) from the calling thread, without
+ * blocking: a socket that does not take its record at once leaves it, and
+ * the records after it, to the engine's thread (bounded queues, stalls). */
 gboolean donar_link_engine_send_frame (DonarLinkEngine * engine,
     const guint8 * frame, gsize length, GError ** error);
 gsize donar_link_engine_get_max_frame (DonarLinkEngine * engine);
