@@ -173,6 +173,7 @@ gst_donar_sink_init (GstDonarSink * self)
   gst_donar_call_client_init (&self->client, GST_ELEMENT (self));
   self->client.on_ready = on_ready;
   self->client.on_event = on_event;
+  self->client.buffers_counter = "buffers-sent";
   /* The donarsrc of a duplex call cannot preroll before this sink sends
    * (its data comes from the peer, which answers what we send): like
    * udpsink in a two-way RTP pipeline, do not wait for preroll. */
@@ -424,7 +425,7 @@ gst_donar_sink_render (GstBaseSink * sink, GstBuffer * buffer)
     ret = GST_FLOW_ERROR;
     goto done;
   }
-  gst_donar_call_client_count (&self->client, "buffers-sent");
+  gst_donar_call_client_count_buffer (&self->client);
   if (gst_donar_is_rtcp (map.data, map.size))
     gst_donar_call_client_count (&self->client, "rtcp-sent");
 

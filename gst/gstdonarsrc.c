@@ -146,6 +146,7 @@ static void
 gst_donar_src_init (GstDonarSrc * self)
 {
   gst_donar_call_client_init (&self->client, GST_ELEMENT (self));
+  self->client.buffers_counter = "buffers-received";
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
   gst_base_src_set_do_timestamp (GST_BASE_SRC (self), FALSE);
@@ -454,7 +455,7 @@ gst_donar_src_create (GstPushSrc * src, GstBuffer ** buffer)
     GST_BUFFER_PTS (buf) = arrival_running_time (self, frame->arrival_us);
     GST_BUFFER_DTS (buf) = GST_BUFFER_PTS (buf);
     g_free (frame);
-    gst_donar_call_client_count (&self->client, "buffers-received");
+    gst_donar_call_client_count_buffer (&self->client);
     self->pushed = TRUE;
     *buffer = buf;
     return GST_FLOW_OK;
