@@ -170,6 +170,7 @@ donar_link_engine_end (DonarLinkEngine * engine, DonarByeReason reason,
   request->reason = reason;
   request->timeout_us = MAX (timeout_us, 0);
   event_base_once (engine->base, -1, EV_TIMEOUT, on_end, request, NULL);
+  donar_link_engine_kick (engine);
   /* The tick ends it at the latest a tick after the deadline; beyond, the
    * loop is stuck and stop () will close the links anyway. */
   give_up = g_get_monotonic_time () + request->timeout_us +

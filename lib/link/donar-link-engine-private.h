@@ -97,6 +97,10 @@ struct _DonarLinkEngine
   gsize max_frame;
   struct event_base *base;
   struct event *wake_event;
+  /* Breaks the loop, whichever thread runs it. */
+  struct event *handover_event;
+  /* Ends the turn of the loop of a thread in pop_frame at its deadline. */
+  struct event *deadline_event;
   struct event *expiry_event;
   struct event *tick_event;
   struct evconnlistener *listener;
@@ -144,6 +148,22 @@ struct _DonarLinkEngine
    * sockets do not take then is left to the engine's thread. */
   gboolean app_writing;
 
+  /* Who runs the loop: loop_lock (taken last).  A thread waiting in
+   * pop_frame runs it itself (app_in_loop), so that a frame that comes
+   * wakes that thread alone, not the engine's and then it.  Between its
+   * turns it keeps the loop (app_wants_loop) while it comes back within
+   * LOOP_LEASE_US (app_pops moves) and nothing else needs the loop
+   * (kicked); then the engine's thread takes the loop back. */
+  GMutex loop_lock;
+  GCond loop_cond;
+  gboolean loop_started;
+  gboolean loop_quit;
+  gboolean engine_in_loop;
+  gboolean app_wants_loop;
+  gboolean app_in_loop;
+  gboolean kicked;
+  guint64 app_pops;
+
   /* Frames to the application: out_lock (taken after lock, never
    * before). */
   GMutex out_lock;
@@ -151,6 +171,7 @@ struct _DonarLinkEngine
   GQueue out_frames;            /* DonarLinkFrame */
   gboolean flushing;
   gboolean ended;               /* end_done, for pop_frame */
+  guint out_waiters;            /* threads in g_cond_wait (out_cond) */
   guint64 frames_dropped;
 };
 
@@ -160,6 +181,9 @@ void donar_link_engine_raise (DonarLinkEngine * engine,
     G_GNUC_PRINTF (4, 5);
 void donar_link_engine_lock (DonarLinkEngine * engine);
 void donar_link_engine_unlock (DonarLinkEngine * engine);
+/* Work was posted to the loop (event_base_once) from another thread: the
+ * engine's thread takes the loop if no thread in pop_frame runs it. */
+void donar_link_engine_kick (DonarLinkEngine * engine);
 
 /* donar-link.c: one link's connection, both roles */
 void donar_link_init (DonarLink * link, DonarLinkEngine * engine,

@@ -14,6 +14,11 @@ donar_link_engine_error_quark (void)
 
 /* Housekeeping: stalled links, a peer that is gone. */
 #define TICK_US (250 * G_TIME_SPAN_MILLISECOND)
+/* How long a thread that ran the loop in pop_frame keeps it between two
+ * calls: the engine's thread looks once in that time (a wake-up it costs),
+ * and timers and reads wait at most that long when the popper has gone
+ * without flushing (a blocked downstream). */
+#define LOOP_LEASE_US (500 * G_TIME_SPAN_MILLISECOND)
 
 const gchar *
 donar_link_event_type_to_string (DonarLinkEventType type)
@@ -246,7 +251,9 @@ session_deliver (gpointer user_data, guint32 seq, const guint8 * data,
     engine->frames_dropped++;
   }
   g_queue_push_tail (&engine->out_frames, frame);
-  g_cond_signal (&engine->out_cond);
+  /* Usually the popper runs the loop itself and waits on no condition. */
+  if (engine->out_waiters > 0)
+    g_cond_signal (&engine->out_cond);
   g_mutex_unlock (&engine->out_lock);
 }
 
@@ -310,6 +317,28 @@ on_tick (evutil_socket_t fd, short what, gpointer user_data)
 }
 
 static void
+on_handover (evutil_socket_t fd, short what, gpointer user_data)
+{
+  DonarLinkEngine *engine = user_data;
+
+  event_base_loopbreak (engine->base);
+}
+
+static void
+on_deadline (evutil_socket_t fd, short what, gpointer user_data)
+{
+}
+
+void
+donar_link_engine_kick (DonarLinkEngine * engine)
+{
+  g_mutex_lock (&engine->loop_lock);
+  engine->kicked = TRUE;
+  g_cond_broadcast (&engine->loop_cond);
+  g_mutex_unlock (&engine->loop_lock);
+}
+
+static void
 use_libevent_threads_once (void)
 {
   static gsize done = 0;
@@ -347,6 +376,8 @@ donar_link_engine_new (const DonarLinkEngineSettings * settings,
   g_mutex_init (&engine->lock);
   g_mutex_init (&engine->out_lock);
   g_cond_init (&engine->out_cond);
+  g_mutex_init (&engine->loop_lock);
+  g_cond_init (&engine->loop_cond);
   g_cond_init (&engine->end_cond);
   g_queue_init (&engine->out_frames);
   engine->events = g_array_new (FALSE, FALSE, sizeof (DonarQueuedEvent));
@@ -367,6 +398,8 @@ donar_link_engine_new (const DonarLinkEngineSettings * settings,
 
   engine->base = event_base_new ();
   engine->wake_event = event_new (engine->base, -1, 0, on_wake, engine);
+  engine->handover_event = event_new (engine->base, -1, 0, on_handover, engine);
+  engine->deadline_event = evtimer_new (engine->base, on_deadline, engine);
   engine->expiry_event = evtimer_new (engine->base, on_expiry, engine);
   engine->tick_event = event_new (engine->base, -1, EV_PERSIST, on_tick,
       engine);
@@ -376,13 +409,89 @@ donar_link_engine_new (const DonarLinkEngineSettings * settings,
   return engine;
 }
 
+/* The engine's thread runs the loop whenever no thread in pop_frame
+ * does (donar-link-engine-private.h, loop_lock). */
 static gpointer
 run_loop (gpointer user_data)
 {
   DonarLinkEngine *engine = user_data;
 
-  event_base_loop (engine->base, EVLOOP_NO_EXIT_ON_EMPTY);
+  g_mutex_lock (&engine->loop_lock);
+  while (!engine->loop_quit) {
+    if (engine->app_wants_loop) {
+      guint64 pops = engine->app_pops;
+      gint64 until = g_get_monotonic_time () + LOOP_LEASE_US;
+
+      while (!engine->loop_quit && !(engine->kicked && !engine->app_in_loop)
+          && g_cond_wait_until (&engine->loop_cond, &engine->loop_lock, until));
+      if (engine->loop_quit)
+        break;
+      if (!engine->kicked && (engine->app_in_loop || engine->app_pops != pops))
+        continue;
+      /* Kicked, or a whole lease without a turn: the popper asks again
+       * when it comes back. */
+      engine->app_wants_loop = FALSE;
+    }
+    engine->kicked = FALSE;
+    engine->engine_in_loop = TRUE;
+    g_mutex_unlock (&engine->loop_lock);
+    event_base_loop (engine->base, EVLOOP_NO_EXIT_ON_EMPTY);
+    g_mutex_lock (&engine->loop_lock);
+    engine->engine_in_loop = FALSE;
+    g_cond_broadcast (&engine->loop_cond);
+  }
+  g_mutex_unlock (&engine->loop_lock);
   return NULL;
+}
+
+/* One turn of the loop on the thread in pop_frame, until something
+ * happened or end_time (monotonic µs, -1: none; 0: only what is ready,
+ * and only if this thread has the loop already).  FALSE when this thread
+ * cannot run it: the loop is stopped, or another popper runs it. */
+static gboolean
+drive_loop (DonarLinkEngine * engine, gint64 end_time)
+{
+  gboolean now_only = end_time == 0;
+
+  g_mutex_lock (&engine->loop_lock);
+  if (!engine->loop_started || engine->loop_quit || engine->app_in_loop ||
+      (now_only && (engine->engine_in_loop || !engine->app_wants_loop))) {
+    g_mutex_unlock (&engine->loop_lock);
+    return FALSE;
+  }
+  engine->app_pops++;
+  engine->app_wants_loop = TRUE;
+  /* The engine's thread has it (at the start, after a kick or a lease
+   * that lapsed): it gives it up at the handover event. */
+  while (engine->engine_in_loop && !engine->loop_quit) {
+    event_active (engine->handover_event, 0, 0);
+    g_cond_wait (&engine->loop_cond, &engine->loop_lock);
+  }
+  if (engine->loop_quit) {
+    g_mutex_unlock (&engine->loop_lock);
+    return FALSE;
+  }
+  engine->app_in_loop = TRUE;
+  g_mutex_unlock (&engine->loop_lock);
+
+  if (end_time > 0) {
+    gint64 delay = MAX (end_time - g_get_monotonic_time (), 0);
+    struct timeval tv = { delay / G_USEC_PER_SEC, delay % G_USEC_PER_SEC };
+
+    evtimer_add (engine->deadline_event, &tv);
+  }
+  event_base_loop (engine->base, now_only ? EVLOOP_NONBLOCK : EVLOOP_ONCE);
+  if (end_time > 0)
+    evtimer_del (engine->deadline_event);
+
+  g_mutex_lock (&engine->loop_lock);
+  engine->app_in_loop = FALSE;
+  /* Only then is the engine's thread waiting for this one: otherwise no
+   * wake-up. */
+  if (engine->kicked || engine->loop_quit)
+    g_cond_broadcast (&engine->loop_cond);
+  g_mutex_unlock (&engine->loop_lock);
+  return TRUE;
 }
 
 gboolean
@@ -415,6 +524,9 @@ donar_link_engine_start (DonarLinkEngine * engine, GError ** error)
   g_mutex_unlock (&engine->lock);
   event_active (engine->wake_event, 0, 0);
 
+  g_mutex_lock (&engine->loop_lock);
+  engine->loop_started = TRUE;
+  g_mutex_unlock (&engine->loop_lock);
   engine->thread = g_thread_new ("donar-links", run_loop, engine);
   return TRUE;
 }
@@ -461,24 +573,43 @@ donar_link_engine_send_frame (DonarLinkEngine * engine, const guint8 * frame,
   return TRUE;
 }
 
+/* The waiting thread runs the engine's loop itself (drive_loop): the
+ * frame's bytes wake it, and no other thread, which would then wake it. */
 DonarLinkFrame *
 donar_link_engine_pop_frame (DonarLinkEngine * engine, gint64 end_time)
 {
   DonarLinkFrame *frame = NULL;
+  gboolean turned = FALSE;
 
   g_mutex_lock (&engine->out_lock);
-  while (!engine->flushing && !engine->ended &&
-      g_queue_is_empty (&engine->out_frames)) {
-    if (end_time == 0)
+  while (!engine->flushing) {
+    gboolean now_only, driven;
+
+    frame = g_queue_pop_head (&engine->out_frames);
+    if (frame || engine->ended)
       break;
+    /* Past the deadline: what has come, with one turn of the loop if this
+     * thread has it (a popper that polls keeps the loop too). */
+    now_only = end_time == 0 || (end_time > 0 &&
+        g_get_monotonic_time () >= end_time);
+    if (now_only && turned)
+      break;
+    g_mutex_unlock (&engine->out_lock);
+    driven = drive_loop (engine, now_only ? 0 : end_time);
+    g_mutex_lock (&engine->out_lock);
+    turned = now_only;
+    if (driven || now_only)
+      continue;
+    if (engine->flushing || engine->ended ||
+        !g_queue_is_empty (&engine->out_frames))
+      continue;
+    engine->out_waiters++;
     if (end_time < 0)
       g_cond_wait (&engine->out_cond, &engine->out_lock);
-    else if (!g_cond_wait_until (&engine->out_cond, &engine->out_lock,
-            end_time))
-      break;
+    else
+      g_cond_wait_until (&engine->out_cond, &engine->out_lock, end_time);
+    engine->out_waiters--;
   }
-  if (!engine->flushing)
-    frame = g_queue_pop_head (&engine->out_frames);
   g_mutex_unlock (&engine->out_lock);
   return frame;
 }
@@ -490,6 +621,12 @@ donar_link_engine_set_flushing (DonarLinkEngine * engine, gboolean flushing)
   engine->flushing = flushing;
   g_cond_broadcast (&engine->out_cond);
   g_mutex_unlock (&engine->out_lock);
+  if (!flushing)
+    return;
+  /* A popper in its turn of the loop leaves it; the engine's thread takes
+   * the loop at once rather than after the lease (a paused source). */
+  event_active (engine->handover_event, 0, 0);
+  donar_link_engine_kick (engine);
 }
 
 void
@@ -565,12 +702,6 @@ donar_link_engine_get_min_rtt (DonarLinkEngine * engine)
   return best;
 }
 
-static void
-on_stop (evutil_socket_t fd, short what, gpointer user_data)
-{
-  event_base_loopbreak (user_data);
-}
-
 void
 donar_link_engine_stop (DonarLinkEngine * engine)
 {
@@ -578,11 +709,22 @@ donar_link_engine_stop (DonarLinkEngine * engine)
     return;
   engine->stopped = TRUE;
   donar_link_engine_set_flushing (engine, TRUE);
+  g_mutex_lock (&engine->loop_lock);
+  engine->loop_quit = TRUE;
+  g_cond_broadcast (&engine->loop_cond);
+  g_mutex_unlock (&engine->loop_lock);
   if (engine->thread) {
-    event_base_once (engine->base, -1, EV_TIMEOUT, on_stop, engine->base, NULL);
+    event_active (engine->handover_event, 0, 0);
     g_thread_join (engine->thread);
     engine->thread = NULL;
   }
+  /* A popper may still be in its turn of the loop (flushing ends it). */
+  g_mutex_lock (&engine->loop_lock);
+  while (engine->app_in_loop) {
+    event_active (engine->handover_event, 0, 0);
+    g_cond_wait (&engine->loop_cond, &engine->loop_lock);
+  }
+  g_mutex_unlock (&engine->loop_lock);
   /* The thread is gone: what it owned is ours to close. */
   g_mutex_lock (&engine->lock);
   for (guint i = 0; i < DONAR_MAX_LINKS; i++)
@@ -606,6 +748,8 @@ donar_link_engine_free (DonarLinkEngine * engine)
   for (guint i = 0; i < DONAR_MAX_LINKS; i++)
     donar_link_dispose (&engine->links[i]);
   g_clear_pointer (&engine->wake_event, event_free);
+  g_clear_pointer (&engine->handover_event, event_free);
+  g_clear_pointer (&engine->deadline_event, event_free);
   g_clear_pointer (&engine->expiry_event, event_free);
   g_clear_pointer (&engine->tick_event, event_free);
   g_clear_pointer (&engine->base, event_base_free);
@@ -618,6 +762,8 @@ donar_link_engine_free (DonarLinkEngine * engine)
   g_mutex_clear (&engine->lock);
   g_mutex_clear (&engine->out_lock);
   g_cond_clear (&engine->out_cond);
+  g_mutex_clear (&engine->loop_lock);
+  g_cond_clear (&engine->loop_cond);
   g_cond_clear (&engine->end_cond);
   g_free (engine);
 }

@@ -11,8 +11,9 @@
  * The API is for streaming threads: send_frame writes the frame's records
  * to their links' sockets itself and never blocks (what a socket does not
  * take waits in its link's queue for the engine's thread), pop_frame waits
- * at most until a deadline, events come through a callback on the
- * engine's thread.  Every function here may be called from any
+ * at most until a deadline, running the engine's loop itself meanwhile
+ * (reads, timers), events come through a callback on whichever thread runs
+ * the loop.  Every function here may be called from any
  * thread. */
 #ifndef DONAR_LINK_ENGINE_H
 #define DONAR_LINK_ENGINE_H
@@ -113,8 +114,9 @@ typedef struct
   const gchar *message;         /* for a person to read */
 } DonarLinkEvent;
 
-/* Called on the engine's thread: it must not block nor call
- * donar_link_engine_stop (). */
+/* Called on the thread that runs the engine's loop: the engine's, or one
+ * waiting in donar_link_engine_pop_frame ().  It must not block nor call
+ * donar_link_engine_stop () or pop_frame (). */
 typedef void (*DonarLinkEventFunc) (const DonarLinkEvent * event,
     gpointer user_data);
 
@@ -174,7 +176,14 @@ gsize donar_link_engine_get_max_frame (DonarLinkEngine * engine);
 
 /* The next frame received, waiting until end_time (monotonic µs; -1:
  * without limit, 0: not at all).  NULL on timeout, or at once while
- * flushing.  Free with g_free (). */
+ * flushing.  Free with g_free ().
+ *
+ * While it waits, the calling thread runs the engine's loop (one thread
+ * at a time; another waits for it): the bytes of a frame wake it alone.
+ * It keeps the loop between calls made within half a second, so a thread
+ * that calls it in a loop (a source's streaming thread) reads the links
+ * and runs the timers; flushing, donar_link_engine_end () or half a second
+ * without a call gives the loop back to the engine's thread. */
 DonarLinkFrame *donar_link_engine_pop_frame (DonarLinkEngine * engine,
     gint64 end_time);
 /* While flushing, pop_frame returns NULL at once (GstBaseSrc::unlock). */
