@@ -406,7 +406,7 @@ gst_donar_sink_render (GstBaseSink * sink, GstBuffer * buffer)
 
   /* The engine takes a frame with no link up, and loses it (its
    * frames-unsent): buffers-sent would lie.  A link that closes after this
-   * look and before the engine's thread sends is the one loss left. */
+   * look and before the frame is written is the one loss left. */
   if (gst_donar_call_client_get_links_up (&self->client) == 0) {
     GST_LOG_OBJECT (self, "no link up: buffer dropped");
     gst_donar_call_client_count (&self->client, "dropped-no-link");
