@@ -157,9 +157,13 @@ static void
 rearm_expiry (DonarLinkEngine * engine)
 {
   gint64 expiry = donar_session_get_expiry (engine->session);
-  gint64 delay = expiry - g_get_monotonic_time ();
+  gint64 delay;
   struct timeval tv;
 
+  /* Most calls into the session leave the window where it was. */
+  if (expiry == engine->armed_expiry)
+    return;
+  delay = expiry - g_get_monotonic_time ();
   engine->armed_expiry = expiry;
   if (delay < 0)
     delay = 0;
@@ -214,8 +218,7 @@ unlock_from_app (DonarLinkEngine * engine)
 {
   gboolean wake = engine->events->len > 0;
 
-  if (donar_session_get_expiry (engine->session) != engine->armed_expiry)
-    rearm_expiry (engine);
+  rearm_expiry (engine);
   g_mutex_unlock (&engine->lock);
   if (wake)
     event_active (engine->wake_event, 0, 0);
@@ -281,6 +284,8 @@ on_expiry (evutil_socket_t fd, short what, gpointer user_data)
   DonarLinkEngine *engine = user_data;
 
   donar_link_engine_lock (engine);
+  /* The timer fired: armed again even if the window did not move. */
+  engine->armed_expiry = G_MININT64;
   donar_session_handle_expiry (engine->session, g_get_monotonic_time ());
   donar_link_engine_unlock (engine);
 }
