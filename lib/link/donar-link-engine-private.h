@@ -83,6 +83,7 @@ typedef struct
 {
   DonarLinkEventType type;
   guint link;
+  guint links_up;               /* as the lock was released */
   gchar *message;
 } DonarQueuedEvent;
 
@@ -163,6 +164,12 @@ struct _DonarLinkEngine
   gboolean app_in_loop;
   gboolean kicked;
   guint64 app_pops;
+  GThread *loop_thread;         /* the engine's own */
+  /* Events raised on a popper's turn of the loop, which the engine's
+   * thread passes to on_event: the elements' handlers (bus messages,
+   * their locks) keep to the thread they always ran on, and never run on
+   * a streaming thread. */
+  GArray *handed_events;        /* DonarQueuedEvent */
 
   /* Frames to the application: out_lock (taken after lock, never
    * before). */

@@ -144,7 +144,7 @@ void
 donar_link_engine_raise (DonarLinkEngine * engine, DonarLinkEventType type,
     guint link, const gchar * format, ...)
 {
-  DonarQueuedEvent event = { type, link, NULL };
+  DonarQueuedEvent event = { type, link, 0, NULL };
   va_list args;
 
   va_start (args, format);
@@ -178,28 +178,12 @@ donar_link_engine_lock (DonarLinkEngine * engine)
   g_mutex_lock (&engine->lock);
 }
 
-/* Also re-arms the window timer, which anything done under the lock may
- * have moved, and then raises the events queued meanwhile. */
-void
-donar_link_engine_unlock (DonarLinkEngine * engine)
+static void
+raise_events (DonarLinkEngine * engine, GArray * raised)
 {
-  GArray *raised = NULL;
-  guint links_up;
-
-  rearm_expiry (engine);
-  links_up = engine->links_up;
-  /* Taken out under the lock: another thread may queue more meanwhile. */
-  if (engine->events->len > 0) {
-    raised = engine->events;
-    engine->events = g_array_new (FALSE, FALSE, sizeof (DonarQueuedEvent));
-  }
-  g_mutex_unlock (&engine->lock);
-  if (raised == NULL)
-    return;
-
   for (guint i = 0; i < raised->len; i++) {
     DonarQueuedEvent *queued = &g_array_index (raised, DonarQueuedEvent, i);
-    DonarLinkEvent event = { queued->type, queued->link, links_up,
+    DonarLinkEvent event = { queued->type, queued->link, queued->links_up,
       queued->message
     };
 
@@ -208,6 +192,58 @@ donar_link_engine_unlock (DonarLinkEngine * engine)
     g_free (queued->message);
   }
   g_array_unref (raised);
+}
+
+/* Under loop_lock: the events a popper handed over, taken. */
+static GArray *
+take_handed_events (DonarLinkEngine * engine)
+{
+  GArray *handed = engine->handed_events;
+
+  if (handed->len == 0)
+    return NULL;
+  engine->handed_events = g_array_new (FALSE, FALSE, sizeof (DonarQueuedEvent));
+  return handed;
+}
+
+/* Also re-arms the window timer, which anything done under the lock may
+ * have moved, and then raises the events queued meanwhile, on the engine's
+ * thread: from a popper's turn of the loop they go there. */
+void
+donar_link_engine_unlock (DonarLinkEngine * engine)
+{
+  GArray *raised = NULL, *handed;
+
+  rearm_expiry (engine);
+  /* Taken out under the lock: another thread may queue more meanwhile. */
+  if (engine->events->len > 0) {
+    raised = engine->events;
+    engine->events = g_array_new (FALSE, FALSE, sizeof (DonarQueuedEvent));
+    for (guint i = 0; i < raised->len; i++)
+      g_array_index (raised, DonarQueuedEvent, i).links_up = engine->links_up;
+  }
+  g_mutex_unlock (&engine->lock);
+  if (raised == NULL)
+    return;
+
+  g_mutex_lock (&engine->loop_lock);
+  if (g_thread_self () != engine->loop_thread) {
+    g_array_append_vals (engine->handed_events, raised->data, raised->len);
+    g_array_unref (raised);
+    g_cond_broadcast (&engine->loop_cond);
+    /* It runs the loop just now (it took it back): its next turn raises
+     * them. */
+    if (engine->engine_in_loop)
+      event_active (engine->wake_event, 0, 0);
+    g_mutex_unlock (&engine->loop_lock);
+    return;
+  }
+  /* Those handed over before go first. */
+  handed = take_handed_events (engine);
+  g_mutex_unlock (&engine->loop_lock);
+  if (handed)
+    raise_events (engine, handed);
+  raise_events (engine, raised);
 }
 
 /* The unlock of a thread other than the engine's: the handlers are
@@ -266,6 +302,7 @@ static void
 on_wake (evutil_socket_t fd, short what, gpointer user_data)
 {
   DonarLinkEngine *engine = user_data;
+  GArray *handed;
 
   donar_link_engine_lock (engine);
   for (guint i = 0; i < engine->settings.config.n_links; i++) {
@@ -276,6 +313,14 @@ on_wake (evutil_socket_t fd, short what, gpointer user_data)
   }
   donar_link_engine_check_end (engine, g_get_monotonic_time ());
   donar_link_engine_unlock (engine);
+
+  /* A popper may have handed events over while this thread ran the loop. */
+  g_mutex_lock (&engine->loop_lock);
+  handed = g_thread_self () == engine->loop_thread ?
+      take_handed_events (engine) : NULL;
+  g_mutex_unlock (&engine->loop_lock);
+  if (handed)
+    raise_events (engine, handed);
 }
 
 static void
@@ -383,6 +428,7 @@ donar_link_engine_new (const DonarLinkEngineSettings * settings,
   g_cond_init (&engine->out_cond);
   g_mutex_init (&engine->loop_lock);
   g_cond_init (&engine->loop_cond);
+  engine->handed_events = g_array_new (FALSE, FALSE, sizeof (DonarQueuedEvent));
   g_cond_init (&engine->end_cond);
   g_queue_init (&engine->out_frames);
   engine->events = g_array_new (FALSE, FALSE, sizeof (DonarQueuedEvent));
@@ -422,13 +468,25 @@ run_loop (gpointer user_data)
   DonarLinkEngine *engine = user_data;
 
   g_mutex_lock (&engine->loop_lock);
+  engine->loop_thread = g_thread_self ();
   while (!engine->loop_quit) {
     if (engine->app_wants_loop) {
       guint64 pops = engine->app_pops;
       gint64 until = g_get_monotonic_time () + LOOP_LEASE_US;
 
-      while (!engine->loop_quit && !(engine->kicked && !engine->app_in_loop)
-          && g_cond_wait_until (&engine->loop_cond, &engine->loop_lock, until));
+      for (;;) {
+        GArray *handed = take_handed_events (engine);
+
+        if (handed) {
+          g_mutex_unlock (&engine->loop_lock);
+          raise_events (engine, handed);
+          g_mutex_lock (&engine->loop_lock);
+          continue;
+        }
+        if (engine->loop_quit || (engine->kicked && !engine->app_in_loop) ||
+            !g_cond_wait_until (&engine->loop_cond, &engine->loop_lock, until))
+          break;
+      }
       if (engine->loop_quit)
         break;
       if (!engine->kicked && (engine->app_in_loop || engine->app_pops != pops))
@@ -741,6 +799,9 @@ donar_link_engine_stop (DonarLinkEngine * engine)
   for (guint i = 0; i < engine->events->len; i++)
     g_free (g_array_index (engine->events, DonarQueuedEvent, i).message);
   g_array_set_size (engine->events, 0);
+  for (guint i = 0; i < engine->handed_events->len; i++)
+    g_free (g_array_index (engine->handed_events, DonarQueuedEvent, i).message);
+  g_array_set_size (engine->handed_events, 0);
 }
 
 void
@@ -762,6 +823,8 @@ donar_link_engine_free (DonarLinkEngine * engine)
   g_queue_clear_full (&engine->out_frames, g_free);
   if (engine->events)
     g_array_unref (engine->events);
+  if (engine->handed_events)
+    g_array_unref (engine->handed_events);
   g_clear_pointer (&engine->rand, g_rand_free);
   donar_link_engine_settings_clear (&engine->settings);
   g_mutex_clear (&engine->lock);

@@ -12,8 +12,8 @@
  * to their links' sockets itself and never blocks (what a socket does not
  * take waits in its link's queue for the engine's thread), pop_frame waits
  * at most until a deadline, running the engine's loop itself meanwhile
- * (reads, timers), events come through a callback on whichever thread runs
- * the loop.  Every function here may be called from any
+ * (reads, timers), events come through a callback on the engine's
+ * thread.  Every function here may be called from any
  * thread. */
 #ifndef DONAR_LINK_ENGINE_H
 #define DONAR_LINK_ENGINE_H
@@ -114,9 +114,8 @@ typedef struct
   const gchar *message;         /* for a person to read */
 } DonarLinkEvent;
 
-/* Called on the thread that runs the engine's loop: the engine's, or one
- * waiting in donar_link_engine_pop_frame ().  It must not block nor call
- * donar_link_engine_stop () or pop_frame (). */
+/* Called on the engine's thread (never on one in pop_frame, though it
+ * runs the loop): it must not block nor call donar_link_engine_stop (). */
 typedef void (*DonarLinkEventFunc) (const DonarLinkEvent * event,
     gpointer user_data);
 
