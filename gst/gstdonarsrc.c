@@ -465,10 +465,12 @@ gst_donar_src_create (GstPushSrc * src, GstBuffer ** buffer)
     }
     gst_caps_unref (caps);
 
-    buf = gst_buffer_new_memdup (frame->data, frame->length);
+    /* The buffer takes the engine's frame: no copy of the data. */
+    buf = gst_buffer_new_wrapped_full (0, frame,
+        G_STRUCT_OFFSET (DonarLinkFrame, data) + frame->length,
+        G_STRUCT_OFFSET (DonarLinkFrame, data), frame->length, frame, g_free);
     GST_BUFFER_PTS (buf) = arrival_running_time (self, frame->arrival_us);
     GST_BUFFER_DTS (buf) = GST_BUFFER_PTS (buf);
-    g_free (frame);
     gst_donar_call_client_count_buffer (&self->client);
     self->pushed = TRUE;
     *buffer = buf;
