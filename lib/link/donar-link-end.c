@@ -130,7 +130,7 @@ typedef struct
   gint64 timeout_us;
 } EndRequest;
 
-/* On the engine's thread, which alone writes to the links. */
+/* In the loop: it begins the end under the lock, as every write is. */
 static void
 on_end (evutil_socket_t fd, short what, gpointer user_data)
 {

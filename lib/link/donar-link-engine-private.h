@@ -1,6 +1,7 @@
 /* What the files of the link engine share: the engine and its links.
- * Everything here belongs to the engine's thread and is touched with
- * engine->lock held, except where a field says otherwise. */
+ * Everything here belongs to the event loop, whichever thread runs it (the
+ * engine's, or one waiting in pop_frame), and is touched with engine->lock
+ * held, except where a field says otherwise. */
 #ifndef DONAR_LINK_ENGINE_PRIVATE_H
 #define DONAR_LINK_ENGINE_PRIVATE_H
 
@@ -35,9 +36,9 @@ typedef struct
    * to it directly, under the lock, while nothing waits before them. */
   evutil_socket_t fd;
   /* Bytes wait for the socket (partial, queue, bev's output): writes go
-   * behind them, through the engine's thread, until it has drained them
-   * all.  Cleared on the engine's thread only, which alone sees the
-   * output's length without a race. */
+   * behind them, through the loop, until it has drained them all.
+   * Cleared in the loop only, which alone sees the output's length
+   * without a race. */
   gboolean backlog;
   /* The rest of a record the socket took only part of: it goes out
    * first, and no drop may touch it, or the stream would lose its
@@ -146,7 +147,7 @@ struct _DonarLinkEngine
    * thread. */
   gint64 armed_expiry;
   /* Set while a streaming thread writes, under the lock: what the
-   * sockets do not take then is left to the engine's thread. */
+   * sockets do not take then is left to the loop (wake_event). */
   gboolean app_writing;
 
   /* Who runs the loop: loop_lock (taken last).  A thread waiting in
@@ -202,7 +203,7 @@ void donar_link_close (DonarLink * link, gint64 now, const gchar * format,
 void donar_link_abandon (DonarLink * link);
 void donar_link_write (DonarLink * link, const guint8 * record,
     gsize length, gint64 now);
-/* On the engine's thread: what waits for the link's socket goes to its
+/* In the loop: what waits for the link's socket goes to its
  * bufferevent. */
 void donar_link_flush (DonarLink * link);
 void donar_link_take_connection (DonarLink * link, struct bufferevent *bev,

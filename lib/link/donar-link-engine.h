@@ -10,7 +10,7 @@
  *
  * The API is for streaming threads: send_frame writes the frame's records
  * to their links' sockets itself and never blocks (what a socket does not
- * take waits in its link's queue for the engine's thread), pop_frame waits
+ * take waits in its link's queue for the loop), pop_frame waits
  * at most until a deadline, running the engine's loop itself meanwhile
  * (reads, timers), events come through a callback on the engine's
  * thread.  Every function here may be called from any
@@ -168,7 +168,7 @@ guint16 donar_link_engine_get_listen_port (DonarLinkEngine * engine);
 
 /* Sends the frame (an RTP packet) from the calling thread, without
  * blocking: a socket that does not take its record at once leaves it, and
- * the records after it, to the engine's thread (bounded queues, stalls). */
+ * the records after it, to the loop (bounded queues, stalls). */
 gboolean donar_link_engine_send_frame (DonarLinkEngine * engine,
     const guint8 * frame, gsize length, GError ** error);
 gsize donar_link_engine_get_max_frame (DonarLinkEngine * engine);

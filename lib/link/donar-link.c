@@ -64,8 +64,8 @@ donar_link_init (DonarLink * link, DonarLinkEngine * engine, guint index)
   donar_record_queue_init (&link->queue, engine->settings.link_queue_bytes);
 }
 
-/* On the engine's thread: the partial record, then the queue, to the
- * bufferevent, which writes them as the socket takes them. */
+/* In the loop: the partial record, then the queue, to the bufferevent,
+ * which writes them as the socket takes them. */
 void
 donar_link_flush (DonarLink * link)
 {
@@ -94,9 +94,9 @@ donar_link_flush (DonarLink * link)
 
 /* Whatever thread writes, under the lock.  A socket that keeps up (the
  * usual case) takes the record at once, from this thread: no copy, no
- * wake-up of the engine's.  What it does not take waits, and the engine's
- * thread writes it as the socket drains; so do its errors, which the
- * bufferevent then reports there. */
+ * wake-up of another.  What it does not take waits, and the loop writes
+ * it as the socket drains; so do its errors, which the bufferevent then
+ * reports there. */
 void
 donar_link_write (DonarLink * link, const guint8 * record, gsize length,
     gint64 now)
@@ -114,9 +114,9 @@ donar_link_write (DonarLink * link, const guint8 * record, gsize length,
       n = 0;
     link->partial = g_bytes_new (record + n, length - (gsize) n);
     link->backlog = TRUE;
-    /* From here until the backlog is gone, the engine's thread has either
-     * this wake-up or the output's write callback to come: a write behind
-     * the backlog needs no other. */
+    /* From here until the backlog is gone, the loop has either this
+     * wake-up or the output's write callback to come: a write behind the
+     * backlog needs no other. */
     if (engine->app_writing)
       event_active (engine->wake_event, 0, 0);
     else
@@ -422,7 +422,7 @@ donar_link_check_silence (DonarLink * link, gint64 now)
       G_GINT64_FORMAT " ms on it never came", silent_us / 1000);
 }
 
-/* Only once the engine's thread is gone. */
+/* Only once the engine's thread is gone and no popper runs the loop. */
 void
 donar_link_dispose (DonarLink * link)
 {
