@@ -1105,6 +1105,14 @@ gst_donar_call_client_count (GstDonarCallClient * client, const gchar * counter)
   GST_OBJECT_UNLOCK (client->element);
 }
 
+void
+gst_donar_call_client_count_buffer (GstDonarCallClient * client)
+{
+  GST_OBJECT_LOCK (client->element);
+  client->buffers++;
+  GST_OBJECT_UNLOCK (client->element);
+}
+
 static gboolean
 copy_counter (GQuark field, const GValue * value, gpointer user_data)
 {
@@ -1125,6 +1133,10 @@ gst_donar_call_client_get_stats (GstDonarCallClient * client)
   GST_OBJECT_LOCK (client->element);
   call = client->call ? call_ref (client->call) : NULL;
   gst_structure_foreach (client->counters, copy_counter, s);
+  /* Like the others, there once counted. */
+  if (client->buffers > 0)
+    gst_structure_set (s, client->buffers_counter, G_TYPE_UINT64,
+        client->buffers, NULL);
   GST_OBJECT_UNLOCK (client->element);
 
   engine = call ? call_get_engine (call) : NULL;

@@ -71,6 +71,11 @@ struct _GstDonarCallClient
   GstDonarCallClientReadyFunc on_ready;
   /* Element counters for the stats, under the object lock. */
   GstStructure *counters;
+  /* The counter of every buffer (buffers-sent, buffers-received), kept
+   * apart: updating a GstStructure for each buffer costs a lookup and a
+   * GValue on the streaming thread. */
+  const gchar *buffers_counter;
+  guint64 buffers;
 };
 
 /* The property ids from first on. */
@@ -135,6 +140,8 @@ gboolean gst_donar_call_client_has_ended (GstDonarCallClient * client);
 /* Adds one to an element counter (a guint64 field of the stats). */
 void gst_donar_call_client_count (GstDonarCallClient * client,
     const gchar * counter);
+/* Adds one to the counter named buffers_counter. */
+void gst_donar_call_client_count_buffer (GstDonarCallClient * client);
 GstStructure *gst_donar_call_client_get_stats (GstDonarCallClient * client);
 
 /* The GstURIHandler of donarsink and donarsrc: the donar:// scheme, the

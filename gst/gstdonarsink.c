@@ -173,6 +173,7 @@ gst_donar_sink_init (GstDonarSink * self)
   gst_donar_call_client_init (&self->client, GST_ELEMENT (self));
   self->client.on_ready = on_ready;
   self->client.on_event = on_event;
+  self->client.buffers_counter = "buffers-sent";
   /* The donarsrc of a duplex call cannot preroll before this sink sends
    * (its data comes from the peer, which answers what we send): like
    * udpsink in a two-way RTP pipeline, do not wait for preroll. */
@@ -405,7 +406,7 @@ gst_donar_sink_render (GstBaseSink * sink, GstBuffer * buffer)
 
   /* The engine takes a frame with no link up, and loses it (its
    * frames-unsent): buffers-sent would lie.  A link that closes after this
-   * look and before the engine's thread sends is the one loss left. */
+   * look and before the frame is written is the one loss left. */
   if (gst_donar_call_client_get_links_up (&self->client) == 0) {
     GST_LOG_OBJECT (self, "no link up: buffer dropped");
     gst_donar_call_client_count (&self->client, "dropped-no-link");
@@ -424,7 +425,7 @@ gst_donar_sink_render (GstBaseSink * sink, GstBuffer * buffer)
     ret = GST_FLOW_ERROR;
     goto done;
   }
-  gst_donar_call_client_count (&self->client, "buffers-sent");
+  gst_donar_call_client_count_buffer (&self->client);
   if (gst_donar_is_rtcp (map.data, map.size))
     gst_donar_call_client_count (&self->client, "rtcp-sent");
 

@@ -39,8 +39,6 @@
 GST_DEBUG_CATEGORY_STATIC (gst_donar_src_debug);
 #define GST_CAT_DEFAULT gst_donar_src_debug
 
-/* How long create () waits for a frame before it looks at unlock. */
-#define POLL_US (100 * 1000)
 /* How often create () looks at the links' round-trip times. */
 #define BASE_DELAY_CHECK_US (G_USEC_PER_SEC)
 
@@ -67,6 +65,10 @@ struct _GstDonarSrc
   gboolean pushed;              /* a buffer went out: the segment too */
   gint64 base_delay_checked;    /* µs, monotonic */
   gint64 base_delay_sent;       /* µs, -1: none sent */
+  /* The last clock seen, and whether it counts CLOCK_MONOTONIC: asking a
+   * clock its type (a property) costs more than the rest of a buffer. */
+  GstClock *clock;
+  gboolean clock_monotonic;
 };
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
@@ -146,6 +148,7 @@ static void
 gst_donar_src_init (GstDonarSrc * self)
 {
   gst_donar_call_client_init (&self->client, GST_ELEMENT (self));
+  self->client.buffers_counter = "buffers-received";
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
   gst_base_src_set_do_timestamp (GST_BASE_SRC (self), FALSE);
@@ -160,6 +163,7 @@ gst_donar_src_finalize (GObject * object)
   gst_clear_caps (&self->caps);
   gst_clear_caps (&self->inband_caps);
   gst_clear_caps (&self->current_caps);
+  gst_clear_object (&self->clock);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -287,9 +291,14 @@ static gboolean
 use_caps (GstDonarSrc * self, GstCaps * caps)
 {
   /* The same caps object as last time (the usual case): no comparison. */
-  if (self->current_caps && (self->current_caps == caps ||
-          gst_caps_is_equal (self->current_caps, caps)))
+  if (self->current_caps == caps)
     return TRUE;
+  /* The same caps again in another object (each caps frame makes one):
+   * kept, so that the next buffers compare pointers only. */
+  if (self->current_caps && gst_caps_is_equal (self->current_caps, caps)) {
+    gst_caps_replace (&self->current_caps, caps);
+    return TRUE;
+  }
   GST_INFO_OBJECT (self, "caps %" GST_PTR_FORMAT, caps);
   if (!gst_base_src_set_caps (GST_BASE_SRC (self), caps))
     return FALSE;
@@ -339,13 +348,18 @@ arrival_running_time (GstDonarSrc * self, gint64 arrival_us)
   GstClock *clock = gst_element_get_clock (GST_ELEMENT (self));
   GstClockTime base_time = gst_element_get_base_time (GST_ELEMENT (self));
   GstClockTime t;
-  gint clock_type = -1;
 
   if (clock == NULL)
     return GST_CLOCK_TIME_NONE;
-  if (GST_IS_SYSTEM_CLOCK (clock))
-    g_object_get (clock, "clock-type", &clock_type, NULL);
-  if (clock_type == GST_CLOCK_TYPE_MONOTONIC) {
+  if (clock != self->clock) {
+    gint clock_type = -1;
+
+    if (GST_IS_SYSTEM_CLOCK (clock))
+      g_object_get (clock, "clock-type", &clock_type, NULL);
+    gst_object_replace ((GstObject **) & self->clock, GST_OBJECT (clock));
+    self->clock_monotonic = clock_type == GST_CLOCK_TYPE_MONOTONIC;
+  }
+  if (self->clock_monotonic) {
     /* Both CLOCK_MONOTONIC. */
     t = (GstClockTime) arrival_us *GST_USECOND;
   } else {
@@ -413,8 +427,9 @@ gst_donar_src_create (GstPushSrc * src, GstBuffer ** buffer)
       continue;
     }
     check_base_delay (self, engine);
-    frame = donar_link_engine_pop_frame (engine,
-        g_get_monotonic_time () + POLL_US);
+    /* Without a deadline: unlock () (flushing) and the call's end release
+     * it at once, and a deadline would cost a timer at every buffer. */
+    frame = donar_link_engine_pop_frame (engine, -1);
     /* Every frame that came is out: the call is over, either side. */
     if (frame == NULL && gst_donar_call_client_has_ended (&self->client)) {
       GST_INFO_OBJECT (self, "the call ended: EOS");
@@ -450,11 +465,13 @@ gst_donar_src_create (GstPushSrc * src, GstBuffer ** buffer)
     }
     gst_caps_unref (caps);
 
-    buf = gst_buffer_new_memdup (frame->data, frame->length);
+    /* The buffer takes the engine's frame: no copy of the data. */
+    buf = gst_buffer_new_wrapped_full (0, frame,
+        G_STRUCT_OFFSET (DonarLinkFrame, data) + frame->length,
+        G_STRUCT_OFFSET (DonarLinkFrame, data), frame->length, frame, g_free);
     GST_BUFFER_PTS (buf) = arrival_running_time (self, frame->arrival_us);
     GST_BUFFER_DTS (buf) = GST_BUFFER_PTS (buf);
-    g_free (frame);
-    gst_donar_call_client_count (&self->client, "buffers-received");
+    gst_donar_call_client_count_buffer (&self->client);
     self->pushed = TRUE;
     *buffer = buf;
     return GST_FLOW_OK;

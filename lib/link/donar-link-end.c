@@ -57,7 +57,8 @@ static gboolean
 link_has_left (DonarLink * link)
 {
   return link->state != DONAR_LINK_OPEN || (link->queue.bytes == 0 &&
-      evbuffer_get_length (bufferevent_get_output (link->bev)) == 0);
+      link->partial == NULL
+      && evbuffer_get_length (bufferevent_get_output (link->bev)) == 0);
 }
 
 /* Ours: every open link wrote our BYE to its socket.  The peer's: it closed
@@ -129,7 +130,7 @@ typedef struct
   gint64 timeout_us;
 } EndRequest;
 
-/* On the engine's thread, which alone writes to the links. */
+/* In the loop: it begins the end under the lock, as every write is. */
 static void
 on_end (evutil_socket_t fd, short what, gpointer user_data)
 {
@@ -169,6 +170,7 @@ donar_link_engine_end (DonarLinkEngine * engine, DonarByeReason reason,
   request->reason = reason;
   request->timeout_us = MAX (timeout_us, 0);
   event_base_once (engine->base, -1, EV_TIMEOUT, on_end, request, NULL);
+  donar_link_engine_kick (engine);
   /* The tick ends it at the latest a tick after the deadline; beyond, the
    * loop is stuck and stop () will close the links anyway. */
   give_up = g_get_monotonic_time () + request->timeout_us +

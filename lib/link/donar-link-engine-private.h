@@ -1,6 +1,7 @@
 /* What the files of the link engine share: the engine and its links.
- * Everything here belongs to the engine's thread and is touched with
- * engine->lock held, except where a field says otherwise. */
+ * Everything here belongs to the event loop, whichever thread runs it (the
+ * engine's, or one waiting in pop_frame), and is touched with engine->lock
+ * held, except where a field says otherwise. */
 #ifndef DONAR_LINK_ENGINE_PRIVATE_H
 #define DONAR_LINK_ENGINE_PRIVATE_H
 
@@ -31,6 +32,18 @@ typedef struct
   guint index;
   DonarLinkState state;
   struct bufferevent *bev;
+  /* bev's socket while open (-1 otherwise): the streaming threads write
+   * to it directly, under the lock, while nothing waits before them. */
+  evutil_socket_t fd;
+  /* Bytes wait for the socket (partial, queue, bev's output): writes go
+   * behind them, through the loop, until it has drained them all.
+   * Cleared in the loop only, which alone sees the output's length
+   * without a race. */
+  gboolean backlog;
+  /* The rest of a record the socket took only part of: it goes out
+   * first, and no drop may touch it, or the stream would lose its
+   * framing. */
+  GBytes *partial;
   struct event *timer;          /* backoff or dial timeout */
   DonarSocksReader socks;
   DonarRecordQueue queue;
@@ -71,6 +84,7 @@ typedef struct
 {
   DonarLinkEventType type;
   guint link;
+  guint links_up;               /* as the lock was released */
   gchar *message;
 } DonarQueuedEvent;
 
@@ -85,6 +99,10 @@ struct _DonarLinkEngine
   gsize max_frame;
   struct event_base *base;
   struct event *wake_event;
+  /* Breaks the loop, whichever thread runs it. */
+  struct event *handover_event;
+  /* Ends the turn of the loop of a thread in pop_frame at its deadline. */
+  struct event *deadline_event;
   struct event *expiry_event;
   struct event *tick_event;
   struct evconnlistener *listener;
@@ -112,8 +130,8 @@ struct _DonarLinkEngine
   GList *pending;               /* DonarPendingConnection */
   guint n_pending;
 
-  /* Only the engine's thread touches these, outside the lock: events are
-   * raised after it is released, so that a handler may read the stats. */
+  /* Queued under the lock, by any thread; raised on the engine's thread
+   * once it released the lock, so that a handler may read the stats. */
   GArray *events;               /* DonarQueuedEvent */
 
   guint64 connections_opened;
@@ -124,9 +142,35 @@ struct _DonarLinkEngine
   guint64 silences;
   guint64 paths_told;
 
-  /* Frames from the application: in_lock. */
-  GMutex in_lock;
-  GQueue in_frames;             /* GBytes */
+  /* The expiry the window timer was armed for: a send that leaves it
+   * where it was need not touch the timer, which would wake the engine's
+   * thread. */
+  gint64 armed_expiry;
+  /* Set while a streaming thread writes, under the lock: what the
+   * sockets do not take then is left to the loop (wake_event). */
+  gboolean app_writing;
+
+  /* Who runs the loop: loop_lock (taken last).  A thread waiting in
+   * pop_frame runs it itself (app_in_loop), so that a frame that comes
+   * wakes that thread alone, not the engine's and then it.  Between its
+   * turns it keeps the loop (app_wants_loop) while it comes back within
+   * LOOP_LEASE_US (app_pops moves) and nothing else needs the loop
+   * (kicked); then the engine's thread takes the loop back. */
+  GMutex loop_lock;
+  GCond loop_cond;
+  gboolean loop_started;
+  gboolean loop_quit;
+  gboolean engine_in_loop;
+  gboolean app_wants_loop;
+  gboolean app_in_loop;
+  gboolean kicked;
+  guint64 app_pops;
+  GThread *loop_thread;         /* the engine's own */
+  /* Events raised on a popper's turn of the loop, which the engine's
+   * thread passes to on_event: the elements' handlers (bus messages,
+   * their locks) keep to the thread they always ran on, and never run on
+   * a streaming thread. */
+  GArray *handed_events;        /* DonarQueuedEvent */
 
   /* Frames to the application: out_lock (taken after lock, never
    * before). */
@@ -135,6 +179,7 @@ struct _DonarLinkEngine
   GQueue out_frames;            /* DonarLinkFrame */
   gboolean flushing;
   gboolean ended;               /* end_done, for pop_frame */
+  guint out_waiters;            /* threads in g_cond_wait (out_cond) */
   guint64 frames_dropped;
 };
 
@@ -144,6 +189,9 @@ void donar_link_engine_raise (DonarLinkEngine * engine,
     G_GNUC_PRINTF (4, 5);
 void donar_link_engine_lock (DonarLinkEngine * engine);
 void donar_link_engine_unlock (DonarLinkEngine * engine);
+/* Work was posted to the loop (event_base_once) from another thread: the
+ * engine's thread takes the loop if no thread in pop_frame runs it. */
+void donar_link_engine_kick (DonarLinkEngine * engine);
 
 /* donar-link.c: one link's connection, both roles */
 void donar_link_init (DonarLink * link, DonarLinkEngine * engine,
@@ -155,6 +203,9 @@ void donar_link_close (DonarLink * link, gint64 now, const gchar * format,
 void donar_link_abandon (DonarLink * link);
 void donar_link_write (DonarLink * link, const guint8 * record,
     gsize length, gint64 now);
+/* In the loop: what waits for the link's socket goes to its
+ * bufferevent. */
+void donar_link_flush (DonarLink * link);
 void donar_link_take_connection (DonarLink * link, struct bufferevent *bev,
     gint64 now, gint64 rtt_us, const guint8 * nonce);
 /* A fresh nonce (DONAR_WIRE_NONCE bytes) from the kernel's CSPRNG. */

@@ -14,6 +14,11 @@ donar_link_engine_error_quark (void)
 
 /* Housekeeping: stalled links, a peer that is gone. */
 #define TICK_US (250 * G_TIME_SPAN_MILLISECOND)
+/* How long a thread that ran the loop in pop_frame keeps it between two
+ * calls: the engine's thread looks once in that time (a wake-up it costs),
+ * and timers and reads wait at most that long when the popper has gone
+ * without flushing (a blocked downstream). */
+#define LOOP_LEASE_US (500 * G_TIME_SPAN_MILLISECOND)
 
 const gchar *
 donar_link_event_type_to_string (DonarLinkEventType type)
@@ -139,7 +144,7 @@ void
 donar_link_engine_raise (DonarLinkEngine * engine, DonarLinkEventType type,
     guint link, const gchar * format, ...)
 {
-  DonarQueuedEvent event = { type, link, NULL };
+  DonarQueuedEvent event = { type, link, 0, NULL };
   va_list args;
 
   va_start (args, format);
@@ -151,10 +156,15 @@ donar_link_engine_raise (DonarLinkEngine * engine, DonarLinkEventType type,
 static void
 rearm_expiry (DonarLinkEngine * engine)
 {
-  gint64 delay = donar_session_get_expiry (engine->session) -
-      g_get_monotonic_time ();
+  gint64 expiry = donar_session_get_expiry (engine->session);
+  gint64 delay;
   struct timeval tv;
 
+  /* Most calls into the session leave the window where it was. */
+  if (expiry == engine->armed_expiry)
+    return;
+  delay = expiry - g_get_monotonic_time ();
+  engine->armed_expiry = expiry;
   if (delay < 0)
     delay = 0;
   tv.tv_sec = delay / G_USEC_PER_SEC;
@@ -168,21 +178,12 @@ donar_link_engine_lock (DonarLinkEngine * engine)
   g_mutex_lock (&engine->lock);
 }
 
-/* Also re-arms the window timer, which anything done under the lock may
- * have moved, and then raises the events queued meanwhile. */
-void
-donar_link_engine_unlock (DonarLinkEngine * engine)
+static void
+raise_events (DonarLinkEngine * engine, GArray * raised)
 {
-  guint links_up;
-
-  rearm_expiry (engine);
-  links_up = engine->links_up;
-  g_mutex_unlock (&engine->lock);
-
-  for (guint i = 0; i < engine->events->len; i++) {
-    DonarQueuedEvent *queued = &g_array_index (engine->events,
-        DonarQueuedEvent, i);
-    DonarLinkEvent event = { queued->type, queued->link, links_up,
+  for (guint i = 0; i < raised->len; i++) {
+    DonarQueuedEvent *queued = &g_array_index (raised, DonarQueuedEvent, i);
+    DonarLinkEvent event = { queued->type, queued->link, queued->links_up,
       queued->message
     };
 
@@ -190,7 +191,73 @@ donar_link_engine_unlock (DonarLinkEngine * engine)
       engine->on_event (&event, engine->user_data);
     g_free (queued->message);
   }
-  g_array_set_size (engine->events, 0);
+  g_array_unref (raised);
+}
+
+/* Under loop_lock: the events a popper handed over, taken. */
+static GArray *
+take_handed_events (DonarLinkEngine * engine)
+{
+  GArray *handed = engine->handed_events;
+
+  if (handed->len == 0)
+    return NULL;
+  engine->handed_events = g_array_new (FALSE, FALSE, sizeof (DonarQueuedEvent));
+  return handed;
+}
+
+/* Also re-arms the window timer, which anything done under the lock may
+ * have moved, and then raises the events queued meanwhile, on the engine's
+ * thread: from a popper's turn of the loop they go there. */
+void
+donar_link_engine_unlock (DonarLinkEngine * engine)
+{
+  GArray *raised = NULL, *handed;
+
+  rearm_expiry (engine);
+  /* Taken out under the lock: another thread may queue more meanwhile. */
+  if (engine->events->len > 0) {
+    raised = engine->events;
+    engine->events = g_array_new (FALSE, FALSE, sizeof (DonarQueuedEvent));
+    for (guint i = 0; i < raised->len; i++)
+      g_array_index (raised, DonarQueuedEvent, i).links_up = engine->links_up;
+  }
+  g_mutex_unlock (&engine->lock);
+  if (raised == NULL)
+    return;
+
+  g_mutex_lock (&engine->loop_lock);
+  if (g_thread_self () != engine->loop_thread) {
+    g_array_append_vals (engine->handed_events, raised->data, raised->len);
+    g_array_unref (raised);
+    g_cond_broadcast (&engine->loop_cond);
+    /* It runs the loop just now (it took it back): its next turn raises
+     * them. */
+    if (engine->engine_in_loop)
+      event_active (engine->wake_event, 0, 0);
+    g_mutex_unlock (&engine->loop_lock);
+    return;
+  }
+  /* Those handed over before go first. */
+  handed = take_handed_events (engine);
+  g_mutex_unlock (&engine->loop_lock);
+  if (handed)
+    raise_events (engine, handed);
+  raise_events (engine, raised);
+}
+
+/* The unlock of a thread other than the engine's: the handlers are
+ * called on the engine's thread, and the window timer is touched only if
+ * it moved (touching it wakes that thread). */
+static void
+unlock_from_app (DonarLinkEngine * engine)
+{
+  gboolean wake = engine->events->len > 0;
+
+  rearm_expiry (engine);
+  g_mutex_unlock (&engine->lock);
+  if (wake)
+    event_active (engine->wake_event, 0, 0);
 }
 
 static void
@@ -223,34 +290,37 @@ session_deliver (gpointer user_data, guint32 seq, const guint8 * data,
     engine->frames_dropped++;
   }
   g_queue_push_tail (&engine->out_frames, frame);
-  g_cond_signal (&engine->out_cond);
+  /* Usually the popper runs the loop itself and waits on no condition. */
+  if (engine->out_waiters > 0)
+    g_cond_signal (&engine->out_cond);
   g_mutex_unlock (&engine->out_lock);
 }
 
+/* Another thread left work here: records its sockets did not take, events
+ * to raise. */
 static void
 on_wake (evutil_socket_t fd, short what, gpointer user_data)
 {
   DonarLinkEngine *engine = user_data;
-  GQueue frames = G_QUEUE_INIT;
-  GBytes *frame;
-
-  g_mutex_lock (&engine->in_lock);
-  frames = engine->in_frames;
-  g_queue_init (&engine->in_frames);
-  g_mutex_unlock (&engine->in_lock);
+  GArray *handed;
 
   donar_link_engine_lock (engine);
-  while ((frame = g_queue_pop_head (&frames))) {
-    gsize length;
-    const guint8 *data = g_bytes_get_data (frame, &length);
+  for (guint i = 0; i < engine->settings.config.n_links; i++) {
+    DonarLink *link = &engine->links[i];
 
-    /* DONAR_ERROR_NO_LINK is counted by the session (frames_unsent); the
-     * size was checked on the way in. */
-    donar_session_send_frame (engine->session, data, length,
-        g_get_monotonic_time ());
-    g_bytes_unref (frame);
+    if (link->state == DONAR_LINK_OPEN && link->backlog)
+      donar_link_flush (link);
   }
+  donar_link_engine_check_end (engine, g_get_monotonic_time ());
   donar_link_engine_unlock (engine);
+
+  /* A popper may have handed events over while this thread ran the loop. */
+  g_mutex_lock (&engine->loop_lock);
+  handed = g_thread_self () == engine->loop_thread ?
+      take_handed_events (engine) : NULL;
+  g_mutex_unlock (&engine->loop_lock);
+  if (handed)
+    raise_events (engine, handed);
 }
 
 static void
@@ -259,6 +329,8 @@ on_expiry (evutil_socket_t fd, short what, gpointer user_data)
   DonarLinkEngine *engine = user_data;
 
   donar_link_engine_lock (engine);
+  /* The timer fired: armed again even if the window did not move. */
+  engine->armed_expiry = G_MININT64;
   donar_session_handle_expiry (engine->session, g_get_monotonic_time ());
   donar_link_engine_unlock (engine);
 }
@@ -292,6 +364,28 @@ on_tick (evutil_socket_t fd, short what, gpointer user_data)
   }
   donar_link_engine_check_end (engine, now);
   donar_link_engine_unlock (engine);
+}
+
+static void
+on_handover (evutil_socket_t fd, short what, gpointer user_data)
+{
+  DonarLinkEngine *engine = user_data;
+
+  event_base_loopbreak (engine->base);
+}
+
+static void
+on_deadline (evutil_socket_t fd, short what, gpointer user_data)
+{
+}
+
+void
+donar_link_engine_kick (DonarLinkEngine * engine)
+{
+  g_mutex_lock (&engine->loop_lock);
+  engine->kicked = TRUE;
+  g_cond_broadcast (&engine->loop_cond);
+  g_mutex_unlock (&engine->loop_lock);
 }
 
 static void
@@ -330,11 +424,12 @@ donar_link_engine_new (const DonarLinkEngineSettings * settings,
   engine->on_event = on_event;
   engine->user_data = user_data;
   g_mutex_init (&engine->lock);
-  g_mutex_init (&engine->in_lock);
   g_mutex_init (&engine->out_lock);
   g_cond_init (&engine->out_cond);
+  g_mutex_init (&engine->loop_lock);
+  g_cond_init (&engine->loop_cond);
+  engine->handed_events = g_array_new (FALSE, FALSE, sizeof (DonarQueuedEvent));
   g_cond_init (&engine->end_cond);
-  g_queue_init (&engine->in_frames);
   g_queue_init (&engine->out_frames);
   engine->events = g_array_new (FALSE, FALSE, sizeof (DonarQueuedEvent));
 
@@ -354,6 +449,8 @@ donar_link_engine_new (const DonarLinkEngineSettings * settings,
 
   engine->base = event_base_new ();
   engine->wake_event = event_new (engine->base, -1, 0, on_wake, engine);
+  engine->handover_event = event_new (engine->base, -1, 0, on_handover, engine);
+  engine->deadline_event = evtimer_new (engine->base, on_deadline, engine);
   engine->expiry_event = evtimer_new (engine->base, on_expiry, engine);
   engine->tick_event = event_new (engine->base, -1, EV_PERSIST, on_tick,
       engine);
@@ -363,13 +460,101 @@ donar_link_engine_new (const DonarLinkEngineSettings * settings,
   return engine;
 }
 
+/* The engine's thread runs the loop whenever no thread in pop_frame
+ * does (donar-link-engine-private.h, loop_lock). */
 static gpointer
 run_loop (gpointer user_data)
 {
   DonarLinkEngine *engine = user_data;
 
-  event_base_loop (engine->base, EVLOOP_NO_EXIT_ON_EMPTY);
+  g_mutex_lock (&engine->loop_lock);
+  engine->loop_thread = g_thread_self ();
+  while (!engine->loop_quit) {
+    if (engine->app_wants_loop) {
+      guint64 pops = engine->app_pops;
+      gint64 until = g_get_monotonic_time () + LOOP_LEASE_US;
+
+      for (;;) {
+        GArray *handed = take_handed_events (engine);
+
+        if (handed) {
+          g_mutex_unlock (&engine->loop_lock);
+          raise_events (engine, handed);
+          g_mutex_lock (&engine->loop_lock);
+          continue;
+        }
+        if (engine->loop_quit || (engine->kicked && !engine->app_in_loop) ||
+            !g_cond_wait_until (&engine->loop_cond, &engine->loop_lock, until))
+          break;
+      }
+      if (engine->loop_quit)
+        break;
+      if (!engine->kicked && (engine->app_in_loop || engine->app_pops != pops))
+        continue;
+      /* Kicked, or a whole lease without a turn: the popper asks again
+       * when it comes back. */
+      engine->app_wants_loop = FALSE;
+    }
+    engine->kicked = FALSE;
+    engine->engine_in_loop = TRUE;
+    g_mutex_unlock (&engine->loop_lock);
+    event_base_loop (engine->base, EVLOOP_NO_EXIT_ON_EMPTY);
+    g_mutex_lock (&engine->loop_lock);
+    engine->engine_in_loop = FALSE;
+    g_cond_broadcast (&engine->loop_cond);
+  }
+  g_mutex_unlock (&engine->loop_lock);
   return NULL;
+}
+
+/* One turn of the loop on the thread in pop_frame, until something
+ * happened or end_time (monotonic µs, -1: none; 0: only what is ready,
+ * and only if this thread has the loop already).  FALSE when this thread
+ * cannot run it: the loop is stopped, or another popper runs it. */
+static gboolean
+drive_loop (DonarLinkEngine * engine, gint64 end_time)
+{
+  gboolean now_only = end_time == 0;
+
+  g_mutex_lock (&engine->loop_lock);
+  if (!engine->loop_started || engine->loop_quit || engine->app_in_loop ||
+      (now_only && (engine->engine_in_loop || !engine->app_wants_loop))) {
+    g_mutex_unlock (&engine->loop_lock);
+    return FALSE;
+  }
+  engine->app_pops++;
+  engine->app_wants_loop = TRUE;
+  /* The engine's thread has it (at the start, after a kick or a lease
+   * that lapsed): it gives it up at the handover event. */
+  while (engine->engine_in_loop && !engine->loop_quit) {
+    event_active (engine->handover_event, 0, 0);
+    g_cond_wait (&engine->loop_cond, &engine->loop_lock);
+  }
+  if (engine->loop_quit) {
+    g_mutex_unlock (&engine->loop_lock);
+    return FALSE;
+  }
+  engine->app_in_loop = TRUE;
+  g_mutex_unlock (&engine->loop_lock);
+
+  if (end_time > 0) {
+    gint64 delay = MAX (end_time - g_get_monotonic_time (), 0);
+    struct timeval tv = { delay / G_USEC_PER_SEC, delay % G_USEC_PER_SEC };
+
+    evtimer_add (engine->deadline_event, &tv);
+  }
+  event_base_loop (engine->base, now_only ? EVLOOP_NONBLOCK : EVLOOP_ONCE);
+  if (end_time > 0)
+    evtimer_del (engine->deadline_event);
+
+  g_mutex_lock (&engine->loop_lock);
+  engine->app_in_loop = FALSE;
+  /* Only then is the engine's thread waiting for this one: otherwise no
+   * wake-up. */
+  if (engine->kicked || engine->loop_quit)
+    g_cond_broadcast (&engine->loop_cond);
+  g_mutex_unlock (&engine->loop_lock);
+  return TRUE;
 }
 
 gboolean
@@ -402,6 +587,9 @@ donar_link_engine_start (DonarLinkEngine * engine, GError ** error)
   g_mutex_unlock (&engine->lock);
   event_active (engine->wake_event, 0, 0);
 
+  g_mutex_lock (&engine->loop_lock);
+  engine->loop_started = TRUE;
+  g_mutex_unlock (&engine->loop_lock);
   engine->thread = g_thread_new ("donar-links", run_loop, engine);
   return TRUE;
 }
@@ -430,36 +618,61 @@ donar_link_engine_send_frame (DonarLinkEngine * engine, const guint8 * frame,
         length, engine->max_frame);
     return FALSE;
   }
+  g_mutex_lock (&engine->lock);
   if (!engine->started || engine->stopped) {
+    g_mutex_unlock (&engine->lock);
     g_set_error (error, DONAR_LINK_ENGINE_ERROR,
         DONAR_LINK_ENGINE_ERROR_STOPPED, "the link engine is not running");
     return FALSE;
   }
-  g_mutex_lock (&engine->in_lock);
-  g_queue_push_tail (&engine->in_frames, g_bytes_new (frame, length));
-  g_mutex_unlock (&engine->in_lock);
-  event_active (engine->wake_event, 0, 0);
+  /* Written here, on the caller's thread (donar_link_write): handing the
+   * frame to the engine's thread would wake it for every frame.
+   * DONAR_ERROR_NO_LINK is counted by the session (frames_unsent). */
+  engine->app_writing = TRUE;
+  donar_session_send_frame (engine->session, frame, length,
+      g_get_monotonic_time ());
+  engine->app_writing = FALSE;
+  unlock_from_app (engine);
   return TRUE;
 }
 
+/* The waiting thread runs the engine's loop itself (drive_loop): the
+ * frame's bytes wake it, and no other thread, which would then wake it. */
 DonarLinkFrame *
 donar_link_engine_pop_frame (DonarLinkEngine * engine, gint64 end_time)
 {
   DonarLinkFrame *frame = NULL;
+  gboolean turned = FALSE;
 
   g_mutex_lock (&engine->out_lock);
-  while (!engine->flushing && !engine->ended &&
-      g_queue_is_empty (&engine->out_frames)) {
-    if (end_time == 0)
+  while (!engine->flushing) {
+    gboolean now_only, driven;
+
+    frame = g_queue_pop_head (&engine->out_frames);
+    if (frame || engine->ended)
       break;
+    /* Past the deadline: what has come, with one turn of the loop if this
+     * thread has it (a popper that polls keeps the loop too). */
+    now_only = end_time == 0 || (end_time > 0 &&
+        g_get_monotonic_time () >= end_time);
+    if (now_only && turned)
+      break;
+    g_mutex_unlock (&engine->out_lock);
+    driven = drive_loop (engine, now_only ? 0 : end_time);
+    g_mutex_lock (&engine->out_lock);
+    turned = now_only;
+    if (driven || now_only)
+      continue;
+    if (engine->flushing || engine->ended ||
+        !g_queue_is_empty (&engine->out_frames))
+      continue;
+    engine->out_waiters++;
     if (end_time < 0)
       g_cond_wait (&engine->out_cond, &engine->out_lock);
-    else if (!g_cond_wait_until (&engine->out_cond, &engine->out_lock,
-            end_time))
-      break;
+    else
+      g_cond_wait_until (&engine->out_cond, &engine->out_lock, end_time);
+    engine->out_waiters--;
   }
-  if (!engine->flushing)
-    frame = g_queue_pop_head (&engine->out_frames);
   g_mutex_unlock (&engine->out_lock);
   return frame;
 }
@@ -471,6 +684,12 @@ donar_link_engine_set_flushing (DonarLinkEngine * engine, gboolean flushing)
   engine->flushing = flushing;
   g_cond_broadcast (&engine->out_cond);
   g_mutex_unlock (&engine->out_lock);
+  if (!flushing)
+    return;
+  /* A popper in its turn of the loop leaves it; the engine's thread takes
+   * the loop at once rather than after the lease (a paused source). */
+  event_active (engine->handover_event, 0, 0);
+  donar_link_engine_kick (engine);
 }
 
 void
@@ -546,12 +765,6 @@ donar_link_engine_get_min_rtt (DonarLinkEngine * engine)
   return best;
 }
 
-static void
-on_stop (evutil_socket_t fd, short what, gpointer user_data)
-{
-  event_base_loopbreak (user_data);
-}
-
 void
 donar_link_engine_stop (DonarLinkEngine * engine)
 {
@@ -559,11 +772,22 @@ donar_link_engine_stop (DonarLinkEngine * engine)
     return;
   engine->stopped = TRUE;
   donar_link_engine_set_flushing (engine, TRUE);
+  g_mutex_lock (&engine->loop_lock);
+  engine->loop_quit = TRUE;
+  g_cond_broadcast (&engine->loop_cond);
+  g_mutex_unlock (&engine->loop_lock);
   if (engine->thread) {
-    event_base_once (engine->base, -1, EV_TIMEOUT, on_stop, engine->base, NULL);
+    event_active (engine->handover_event, 0, 0);
     g_thread_join (engine->thread);
     engine->thread = NULL;
   }
+  /* A popper may still be in its turn of the loop (flushing ends it). */
+  g_mutex_lock (&engine->loop_lock);
+  while (engine->app_in_loop) {
+    event_active (engine->handover_event, 0, 0);
+    g_cond_wait (&engine->loop_cond, &engine->loop_lock);
+  }
+  g_mutex_unlock (&engine->loop_lock);
   /* The thread is gone: what it owned is ours to close. */
   g_mutex_lock (&engine->lock);
   for (guint i = 0; i < DONAR_MAX_LINKS; i++)
@@ -575,6 +799,9 @@ donar_link_engine_stop (DonarLinkEngine * engine)
   for (guint i = 0; i < engine->events->len; i++)
     g_free (g_array_index (engine->events, DonarQueuedEvent, i).message);
   g_array_set_size (engine->events, 0);
+  for (guint i = 0; i < engine->handed_events->len; i++)
+    g_free (g_array_index (engine->handed_events, DonarQueuedEvent, i).message);
+  g_array_set_size (engine->handed_events, 0);
 }
 
 void
@@ -587,20 +814,24 @@ donar_link_engine_free (DonarLinkEngine * engine)
   for (guint i = 0; i < DONAR_MAX_LINKS; i++)
     donar_link_dispose (&engine->links[i]);
   g_clear_pointer (&engine->wake_event, event_free);
+  g_clear_pointer (&engine->handover_event, event_free);
+  g_clear_pointer (&engine->deadline_event, event_free);
   g_clear_pointer (&engine->expiry_event, event_free);
   g_clear_pointer (&engine->tick_event, event_free);
   g_clear_pointer (&engine->base, event_base_free);
   g_clear_pointer (&engine->session, donar_session_free);
-  g_queue_clear_full (&engine->in_frames, (GDestroyNotify) g_bytes_unref);
   g_queue_clear_full (&engine->out_frames, g_free);
   if (engine->events)
     g_array_unref (engine->events);
+  if (engine->handed_events)
+    g_array_unref (engine->handed_events);
   g_clear_pointer (&engine->rand, g_rand_free);
   donar_link_engine_settings_clear (&engine->settings);
   g_mutex_clear (&engine->lock);
-  g_mutex_clear (&engine->in_lock);
   g_mutex_clear (&engine->out_lock);
   g_cond_clear (&engine->out_cond);
+  g_mutex_clear (&engine->loop_lock);
+  g_cond_clear (&engine->loop_cond);
   g_cond_clear (&engine->end_cond);
   g_free (engine);
 }

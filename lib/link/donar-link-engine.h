@@ -8,9 +8,12 @@
  * service forwards, and takes a connection as link i once its HELLO proves
  * it belongs to the call; strangers are closed and counted.
  *
- * The API is for streaming threads: send_frame copies and returns at once,
- * pop_frame waits at most until a deadline, events come through a callback
- * on the engine's thread.  Every function here may be called from any
+ * The API is for streaming threads: send_frame writes the frame's records
+ * to their links' sockets itself and never blocks (what a socket does not
+ * take waits in its link's queue for the loop), pop_frame waits
+ * at most until a deadline, running the engine's loop itself meanwhile
+ * (reads, timers), events come through a callback on the engine's
+ * thread.  Every function here may be called from any
  * thread. */
 #ifndef DONAR_LINK_ENGINE_H
 #define DONAR_LINK_ENGINE_H
@@ -111,8 +114,8 @@ typedef struct
   const gchar *message;         /* for a person to read */
 } DonarLinkEvent;
 
-/* Called on the engine's thread: it must not block nor call
- * donar_link_engine_stop (). */
+/* Called on the engine's thread (never on one in pop_frame, though it
+ * runs the loop): it must not block nor call donar_link_engine_stop (). */
 typedef void (*DonarLinkEventFunc) (const DonarLinkEvent * event,
     gpointer user_data);
 
@@ -163,14 +166,23 @@ gboolean donar_link_engine_start (DonarLinkEngine * engine, GError ** error);
 /* Callee: the bound port, once started. */
 guint16 donar_link_engine_get_listen_port (DonarLinkEngine * engine);
 
-/* Copies the frame (an RTP packet) and hands it to the engine's thread. */
+/* Sends the frame (an RTP packet) from the calling thread, without
+ * blocking: a socket that does not take its record at once leaves it, and
+ * the records after it, to the loop (bounded queues, stalls). */
 gboolean donar_link_engine_send_frame (DonarLinkEngine * engine,
     const guint8 * frame, gsize length, GError ** error);
 gsize donar_link_engine_get_max_frame (DonarLinkEngine * engine);
 
 /* The next frame received, waiting until end_time (monotonic µs; -1:
  * without limit, 0: not at all).  NULL on timeout, or at once while
- * flushing.  Free with g_free (). */
+ * flushing.  Free with g_free ().
+ *
+ * While it waits, the calling thread runs the engine's loop (one thread
+ * at a time; another waits for it): the bytes of a frame wake it alone.
+ * It keeps the loop between calls made within half a second, so a thread
+ * that calls it in a loop (a source's streaming thread) reads the links
+ * and runs the timers; flushing, donar_link_engine_end () or half a second
+ * without a call gives the loop back to the engine's thread. */
 DonarLinkFrame *donar_link_engine_pop_frame (DonarLinkEngine * engine,
     gint64 end_time);
 /* While flushing, pop_frame returns NULL at once (GstBaseSrc::unlock). */

@@ -60,15 +60,25 @@ donar_link_init (DonarLink * link, DonarLinkEngine * engine, guint index)
   link->index = index;
   link->state = DONAR_LINK_IDLE;
   link->rtt_us = -1;
+  link->fd = -1;
   donar_record_queue_init (&link->queue, engine->settings.link_queue_bytes);
 }
 
-static void
-flush_queue (DonarLink * link)
+/* In the loop: the partial record, then the queue, to the bufferevent,
+ * which writes them as the socket takes them. */
+void
+donar_link_flush (DonarLink * link)
 {
   struct evbuffer *output = bufferevent_get_output (link->bev);
   GBytes *record;
 
+  if (link->partial) {
+    gsize length;
+    const guint8 *data = g_bytes_get_data (link->partial, &length);
+
+    evbuffer_add (output, data, length);
+    g_clear_pointer (&link->partial, g_bytes_unref);
+  }
   while (evbuffer_get_length (output) < OUTPUT_HIGH &&
       (record = donar_record_queue_pop (&link->queue))) {
     gsize length;
@@ -79,27 +89,45 @@ flush_queue (DonarLink * link)
   }
   if (link->queue.bytes == 0)
     link->full_since = 0;
+  link->backlog = link->queue.bytes > 0 || evbuffer_get_length (output) > 0;
 }
 
+/* Whatever thread writes, under the lock.  A socket that keeps up (the
+ * usual case) takes the record at once, from this thread: no copy, no
+ * wake-up of another.  What it does not take waits, and the loop writes
+ * it as the socket drains; so do its errors, which the bufferevent then
+ * reports there. */
 void
 donar_link_write (DonarLink * link, const guint8 * record, gsize length,
     gint64 now)
 {
-  struct evbuffer *output;
+  DonarLinkEngine *engine = link->engine;
 
   if (link->state != DONAR_LINK_OPEN)
     return;
-  /* The usual case, a socket that keeps up: straight to it, no copy into
-   * the queue. */
-  output = bufferevent_get_output (link->bev);
-  if (link->queue.bytes == 0 && evbuffer_get_length (output) < OUTPUT_HIGH) {
-    evbuffer_add (output, record, length);
+  if (!link->backlog) {
+    gssize n = send (link->fd, record, length, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+    if (n == (gssize) length)
+      return;
+    if (n < 0)
+      n = 0;
+    link->partial = g_bytes_new (record + n, length - (gsize) n);
+    link->backlog = TRUE;
+    /* From here until the backlog is gone, the loop has either this
+     * wake-up or the output's write callback to come: a write behind the
+     * backlog needs no other. */
+    if (engine->app_writing)
+      event_active (engine->wake_event, 0, 0);
+    else
+      donar_link_flush (link);
     return;
   }
   if (donar_record_queue_push (&link->queue, record, length) > 0 &&
       link->full_since == 0)
     link->full_since = now;
-  flush_queue (link);
+  if (!engine->app_writing)
+    donar_link_flush (link);
 }
 
 static void
@@ -109,7 +137,7 @@ on_link_writable (struct bufferevent *bev, gpointer user_data)
 
   donar_link_engine_lock (link->engine);
   if (link->state == DONAR_LINK_OPEN)
-    flush_queue (link);
+    donar_link_flush (link);
   /* Our BYE may just have left. */
   donar_link_engine_check_end (link->engine, g_get_monotonic_time ());
   donar_link_engine_unlock (link->engine);
@@ -224,6 +252,10 @@ donar_link_open (DonarLink * link, gint64 now)
   link->rtt_us = -1;
   link->awaiting_peer = engine->settings.role == DONAR_ROLE_CALLER;
   link->full_since = 0;
+  link->fd = bufferevent_getfd (link->bev);
+  /* What the SOCKS exchange or the CHALLENGE left in the output goes
+   * first. */
+  link->backlog = evbuffer_get_length (bufferevent_get_output (link->bev)) > 0;
   bufferevent_setcb (link->bev, on_link_readable, on_link_writable,
       on_link_event, link);
   link->counted_up = FALSE;
@@ -247,6 +279,9 @@ release_connection (DonarLink * link)
   if (link->timer)
     evtimer_del (link->timer);
   g_clear_pointer (&link->bev, bufferevent_free);
+  link->fd = -1;
+  link->backlog = FALSE;
+  g_clear_pointer (&link->partial, g_bytes_unref);
   donar_record_queue_clear (&link->queue);
   link->full_since = 0;
 }
@@ -387,7 +422,7 @@ donar_link_check_silence (DonarLink * link, gint64 now)
       G_GINT64_FORMAT " ms on it never came", silent_us / 1000);
 }
 
-/* Only once the engine's thread is gone. */
+/* Only once the engine's thread is gone and no popper runs the loop. */
 void
 donar_link_dispose (DonarLink * link)
 {
