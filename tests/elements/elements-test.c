@@ -1,6 +1,8 @@
 /* The common main () of the element tests (elements-test.h). */
 #include "elements-test.h"
 
+#include "test-spawn.h"
+
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -132,6 +134,9 @@ elements_test_torsim_start (ElementsTestTorsim * torsim, const gchar * name)
   g_autofree gchar *template = g_strdup_printf ("%s-XXXXXX", name);
   g_autofree gchar *port_file = NULL;
   g_autofree gchar *contents = NULL;
+  const gchar *argv[] = { NULL, "--port-file", NULL, "--publish-ms", "500",
+    NULL
+  };
   GError *error = NULL;
   gchar **lines;
   gint64 deadline;
@@ -144,8 +149,10 @@ elements_test_torsim_start (ElementsTestTorsim * torsim, const gchar * name)
   torsim->dir = g_dir_make_tmp (template, &error);
   g_assert_no_error (error);
   port_file = g_build_filename (torsim->dir, "ports", NULL);
-  torsim->process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE,
-      &error, binary, "--port-file", port_file, "--publish-ms", "500", NULL);
+  argv[0] = binary;
+  argv[2] = port_file;
+  torsim->process = test_spawn (G_SUBPROCESS_FLAGS_STDOUT_SILENCE, argv,
+      &error);
   g_assert_no_error (error);
   deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
   while (!g_file_get_contents (port_file, &contents, NULL, NULL) &&

@@ -9,7 +9,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -65,27 +64,6 @@ parse_port_file (const gchar * path, TorsimProcess * p)
   g_assert_cmpuint (p->socks_port, >, 0);
   g_assert_cmpuint (p->control_port, >, 0);
   return TRUE;
-}
-
-static void
-die_with_parent (gpointer data)
-{
-  prctl (PR_SET_PDEATHSIG, SIGTERM);
-  /* The test may have died between the fork and the prctl. */
-  if (getppid () != GPOINTER_TO_INT (data))
-    raise (SIGTERM);
-}
-
-/* The signal is sent at the death of the thread that forked: tests spawn
- * from their main thread. */
-GSubprocess *
-test_spawn (GSubprocessFlags flags, const gchar * const *argv, GError ** error)
-{
-  g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (flags);
-
-  g_subprocess_launcher_set_child_setup (launcher, die_with_parent,
-      GINT_TO_POINTER (getpid ()), NULL);
-  return g_subprocess_launcher_spawnv (launcher, argv, error);
 }
 
 TorsimProcess *

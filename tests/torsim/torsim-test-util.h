@@ -9,6 +9,7 @@
 #include "donar-netmodel.h"
 #include "donar-socks.h"
 #include "donar-torctl.h"
+#include "test-spawn.h"
 
 G_BEGIN_DECLS
 #define TIMEOUT_MS 5000
@@ -21,11 +22,6 @@ G_BEGIN_DECLS
   guint16 control_port;
   gint64 started_us;            /* just before the spawn */
 } TorsimProcess;
-
-/* Spawns argv (NULL-terminated) with flags; the kernel sends it SIGTERM
- * when the test dies first (an assertion aborts before any stop). */
-GSubprocess *test_spawn (GSubprocessFlags flags, const gchar * const *argv,
-    GError ** error);
 
 /* Starts donar-torsim (path in $DONAR_TORSIM) on free ports with the
  * NULL-terminated extra arguments, and waits for its port file. */
