@@ -3,7 +3,7 @@
 
     tools/bench/bench-elements.py [--build DIR] [--runs N] [--seconds S]
         [--policies alternate,double-send,adaptive] [--skip-torsim]
-        [--tor-network] [--callgrind]
+        [--tor-network] [--callgrind] [--load N]
 
 Each figure against the elements' target of issue 5 (and issue 14's):
 
@@ -28,6 +28,10 @@ Each figure against the elements' target of issue 5 (and issue 14's):
 4. The time from a reachable onion to all 12 links open: donar-call over
    donar-torsim (--wait-links 12, its all_links_up_s), and with --tor-network
    over the private Tor network of tests/tor-network (about a minute a run).
+
+With --load N, N processes that each keep a core busy run through the
+whole benchmark (issue 14's "another process keeps both cores busy": 2 on
+a 2-core machine), and every figure is taken under that load.
 
 Every process started here is stopped by its PID.
 """
@@ -63,6 +67,19 @@ def stop_all():
             p.kill()
             p.wait()
     PROCS.clear()
+
+
+def start_load(n):
+    """n spinning processes, kept apart from PROCS, which the runs clear."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+            for _ in range(n)]
+
+
+def stop_load(load):
+    for p in load:
+        p.send_signal(signal.SIGTERM)
+    for p in load:
+        p.wait()
 
 
 def wait_file(path, timeout, proc=None):
@@ -377,12 +394,21 @@ def main():
                     help="also over the private Tor network (tests/tor-network, ~1 min a run)")
     ap.add_argument("--callgrind", action="store_true",
                     help="also count instructions per frame event under valgrind's callgrind")
+    ap.add_argument("--load", type=int, default=0, metavar="N",
+                    help="keep N cores busy (N spinning processes) all along (0)")
     ap.add_argument("--json", action="store_true", help="print every figure as JSON too")
     a = ap.parse_args()
+    if a.load < 0:
+        ap.error("--load needs 0 or more processes")
     build = os.path.abspath(a.build)
-    results = {}
+    results = {"load": a.load}
+    load = []
     with tempfile.TemporaryDirectory(prefix="bench-elements-") as tmp:
         try:
+            if a.load:
+                load = start_load(a.load)
+                print("# under load: %d spinning processes (PIDs %s) all along"
+                      % (a.load, ", ".join(str(p.pid) for p in load)), flush=True)
             policies = [p for p in a.policies.split(",") if p]
             modes = {m: {k: [] for k in ("cpu", "cpu_beyond", "sw", "sw_beyond", "vol_beyond",
                                          "rss_beyond", "hwm_beyond", "lat")}
@@ -488,6 +514,7 @@ def main():
                       % rng(t, "%.2f"), flush=True)
         finally:
             stop_all()
+            stop_load(load)
     if a.json:
         print(json.dumps(results))
     return 0
