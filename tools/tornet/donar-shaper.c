@@ -24,6 +24,7 @@ static gchar *log_path;
 static gchar *model_seed;
 static gchar **set_args;
 static gint max_pending_kib = DEFAULT_MAX_PENDING / 1024;
+static gint describe;
 
 static const GOptionEntry entries[] = {
   {"relay", 'r', 0, G_OPTION_ARG_STRING_ARRAY, &relay_args,
@@ -46,6 +47,9 @@ static const GOptionEntry entries[] = {
   {"max-pending-kib", 0, 0, G_OPTION_ARG_INT, &max_pending_kib,
       "Stop reading a direction while this much of it waits (default "
         "1024)", "KIB"},
+  {"describe", 0, 0, G_OPTION_ARG_INT, &describe,
+      "With --model: print the first N model relays (base delay, "
+        "capacity), one line each, and exit without listening", "N"},
   G_OPTION_ENTRY_NULL
 };
 
@@ -97,6 +101,33 @@ model_params (DonarNetModelParams * params, guint64 * seed, gboolean * used,
       g_prefix_error (error, "--set: ");
       return FALSE;
     }
+  }
+  return TRUE;
+}
+
+/* --describe: what a tor network needs before its relays start (their
+ * BandwidthRate), the same draws as the relays the shaper will run. */
+static gboolean
+print_description (GError ** error)
+{
+  DonarNetModelParams params;
+  gboolean with_model;
+  guint64 seed = 0;
+
+  if (!model_params (&params, &seed, &with_model, error))
+    return FALSE;
+  if (!with_model) {
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+        "--describe needs --model");
+    return FALSE;
+  }
+  for (gint i = 0; i < describe; i++) {
+    DonarNetRelay *r = donar_net_relay_new (&params, seed, i, 0);
+
+    printf ("relay relay=%d base_us=%" G_GINT64_FORMAT
+        " bandwidth_kib=%.1f\n", i, donar_net_relay_base_delay (r),
+        donar_net_relay_bandwidth (r) / 1024.0);
+    donar_net_relay_free (r);
   }
   return TRUE;
 }
@@ -192,6 +223,16 @@ main (int argc, char **argv)
     return 2;
   }
   g_option_context_free (context);
+  if (describe > 0) {
+    if (!print_description (&error)) {
+      g_printerr ("donar-shaper: %s\n", error->message);
+      g_clear_error (&error);
+      status = 2;
+    }
+    g_strfreev (set_args);
+    g_free (model_seed);
+    return status;
+  }
 
   /* Timers to the µs (timerfd), not to the ms of epoll_wait. */
   event_config_set_flag (config, EVENT_BASE_FLAG_PRECISE_TIMER);
