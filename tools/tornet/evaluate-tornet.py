@@ -269,6 +269,12 @@ def run_sim(build, options, calls, seconds, seed, cross, keep, label):
         shlex.quote(x) for x in cmd[1:])
 
 
+def shown(path):
+    """A path as the docs show it: from the top of the tree if inside."""
+    path = os.path.abspath(path)
+    return os.path.relpath(path, ROOT) if path.startswith(ROOT + os.sep) else path
+
+
 def ms(x):
     return 'lost' if math.isinf(x) else f'{x:.0f}'
 
@@ -300,14 +306,15 @@ def plot(tor, sim, path):
     plt.close(fig)
 
 
-def render(args, command, tor, sim, sim_commands, network, cross, wall_s,
-           setup_failures):
+def render(args, command, tor, sim, plain, sim_commands, network, cross,
+           wall_s, setup_failures):
     rows = ['| policy | calls | successful % (sim) | dropped % (sim) | '
             'p50 ms (sim) | p99 ms (sim) | p99.9 ms (sim) | cells/s (sim) | '
-            'error of the model: successful, p99 |',
-            '|---|---|---|---|---|---|---|---|---|']
+            'error of the model: successful, p99 | sim without cross traffic: '
+            'successful %, p99 ms |',
+            '|---|---|---|---|---|---|---|---|---|---|']
     for label, _ in POLICIES:
-        t, s = tor[label], sim[label]
+        t, s, q = tor[label], sim[label], plain[label]
         d99 = ('—' if math.isinf(t['p99']) or math.isinf(s['p99'])
                else f'{s["p99"] - t["p99"]:+.0f} ms')
         rows.append(
@@ -316,12 +323,13 @@ def render(args, command, tor, sim, sim_commands, network, cross, wall_s,
             f'{ms(t["p50"])} ({ms(s["p50"])}) | {ms(t["p99"])} ({ms(s["p99"])}) | '
             f'{ms(t["p999"])} ({ms(s["p999"])}) | {t["cells_per_s"]:.1f} '
             f'({s["cells_per_s"]:.1f}) | {s["successful"] - t["successful"]:+.0f} '
-            f'points, {d99} |')
+            f'points, {d99} | {q["successful"]:.0f}, {ms(q["p99"])} |')
     flows = ', '.join(f'{f["kib_per_s"]:.0f}' for f in cross['flows'])
     lines = [
         '## Over real tor', '',
-        f'Written by `tools/tornet/evaluate-tornet.py` ({wall_s / 60:.1f} min '
-        'on 2 shared cores); do not edit: rerun it. The testbed is '
+        'Written by `tools/tornet/evaluate-tornet.py`'
+        + (f' ({wall_s / 60:.1f} min on 2 shared cores)' if wall_s else '')
+        + '; do not edit: rerun it. The testbed is '
         '[tornet.md](tornet.md): '
         f'{network["relays"]} tor relays (Debian\'s tor {network["tor"]}) on '
         '127.0.0.1, each behind donar-shaper with lib/netmodel\'s relay '
@@ -349,7 +357,8 @@ def render(args, command, tor, sim, sim_commands, network, cross, wall_s,
         'length, and the cross traffic as the model has it: the callers\' '
         f'{args.cross_flows} bulk flows through guard 0 of the caller at the '
         'rate a flow through that guard was measured to get here. The last '
-        'column is the model\'s error: donar-sim minus real tor.', '',
+        'column but one is the model\'s error: donar-sim minus real tor; '
+        'the last, donar-sim without the cross traffic.', '',
         *rows, '',
         f'![frame latency CDF over real tor and donar-sim]({CDF_IMAGE})', '',
         'Where the two differ by construction: the model draws 6 fresh relays '
@@ -367,7 +376,7 @@ def render(args, command, tor, sim, sim_commands, network, cross, wall_s,
     lines += ['Commands:', '', '```', command, '```', '',
               'donar-sim, per policy:', '', '```',
               *sim_commands, '```', '',
-              f'Frame logs: `{args.keep}/round<R>-<policy>-caller.csv` (the '
+              f'Frame logs: `{shown(args.keep)}/round<R>-<policy>-caller.csv` (the '
               'callee\'s frames) and `-callee.csv`, `sim-<policy>/`.']
     return '\n'.join(lines) + '\n'
 
@@ -407,6 +416,68 @@ def network_facts(relays_path, env):
             'cross_guards': ' and '.join(env['TOR_CROSS_GUARDS'].split(','))}
 
 
+def measure(args, keep, command):
+    """The calls over real tor: frame logs and reports in keep, the run's
+    facts in keep/run.json."""
+    t0 = time.monotonic()
+    work = os.path.join(keep, 'run')
+    tornet = os.path.join(HERE, 'tornet.sh')
+    net = os.path.join(work, 'net')
+    if os.path.exists(work):
+        subprocess.run([tornet, 'stop', net], check=False)
+        subprocess.run(['rm', '-rf', work], check=True)
+    os.makedirs(work)
+    procs = Processes()
+    start = [tornet, 'start', net, '--seed', str(args.seed),
+             '--cross-flows', str(args.cross_flows), '--shaper',
+             os.path.join(args.build, 'tools', 'donar-shaper')]
+    if args.no_call_guard:
+        start.append('--no-call-guard')
+    try:
+        env = read_env(subprocess.run(start, check=True, capture_output=True,
+                                      text=True).stdout)
+        log(f'network up: call guard {env["TOR_CALL_GUARD"]}, cross traffic '
+            f'through {env["TOR_CROSS_GUARDS"]}')
+        callee_control, callee_cookie = start_callee_tor(
+            procs, work, env['TOR_TORRC_INCLUDE'])
+        for r in range(args.rounds):
+            run_round(procs, args.build, env, callee_control, callee_cookie,
+                      args.seconds, keep, r)
+            log(f'round {r} done ({(time.monotonic() - t0) / 60:.1f} min)')
+        stop_cross(env)
+    finally:
+        procs.stop()
+        subprocess.run([tornet, 'stop', net], check=False,
+                       stderr=subprocess.DEVNULL)
+    with open(os.path.join(keep, 'run.json'), 'w') as f:
+        json.dump({'wall_s': time.monotonic() - t0, 'command': command}, f)
+
+
+def collect(args, keep):
+    """{label: per call (dir0, dir1) latencies or None}, {label: cells/s
+    per endpoint} and how many calls never set up, from keep."""
+    results = {label: [] for label, _ in POLICIES}
+    cells = {label: [] for label, _ in POLICIES}
+    setup_failures = 0
+    for r in range(args.rounds):
+        for label, _ in POLICIES:
+            base = os.path.join(keep, f'round{r}-{slug(label)}')
+            try:
+                pair = (read_frame_log(base + '-callee.csv'),
+                        read_frame_log(base + '-caller.csv'))
+            except OSError:
+                pair = None
+                setup_failures += 1
+            results[label].append(pair)
+            for side in ('caller', 'callee'):
+                try:
+                    rep = json.load(open(f'{base}-{side}.json'))
+                    cells[label].append(rep['messages_per_frame'] * 1000 / FRAME_MS)
+                except (OSError, ValueError):
+                    pass
+    return results, cells, setup_failures
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument('--build', default=os.path.join(ROOT, 'build'))
@@ -416,90 +487,59 @@ def main():
     p.add_argument('--seed', type=int, default=3)
     p.add_argument('--cross-flows', type=int, default=4)
     p.add_argument('--no-call-guard', action='store_true')
-    p.add_argument('--keep', default=os.path.join('build', 'tornet-eval'))
+    p.add_argument('--keep', default=os.path.join(ROOT, 'build', 'tornet-eval'))
     p.add_argument('--docs', default=os.path.join(ROOT, 'docs'))
+    p.add_argument('--report-only', action='store_true',
+                   help='no calls: the section again from the calls kept '
+                   'in --keep (with the same --rounds, --seconds, --seed)')
     args = p.parse_args()
     python = os.path.relpath(sys.executable, ROOT)
     python = python if not python.startswith('..') else sys.executable
     command = ' '.join([python, 'tools/tornet/evaluate-tornet.py']
-                       + [shlex.quote(a) for a in sys.argv[1:]])
-    t0 = time.monotonic()
+                       + [shlex.quote(a) for a in sys.argv[1:]
+                          if a != '--report-only'])
     keep = os.path.abspath(args.keep)
     os.makedirs(keep, exist_ok=True)
-    work = os.path.join(keep, 'run')
-    if os.path.exists(work):
-        subprocess.run([os.path.join(HERE, 'tornet.sh'), 'stop',
-                        os.path.join(work, 'net')], check=False)
-        subprocess.run(['rm', '-rf', work], check=True)
-    os.makedirs(work)
-    tornet = os.path.join(HERE, 'tornet.sh')
-    net = os.path.join(work, 'net')
-    procs = Processes()
-    start = [tornet, 'start', net, '--seed', str(args.seed),
-             '--cross-flows', str(args.cross_flows), '--shaper',
-             os.path.join(args.build, 'tools', 'donar-shaper')]
-    if args.no_call_guard:
-        start.append('--no-call-guard')
-    results = {label: [] for label, _ in POLICIES}
-    cells = {label: [] for label, _ in POLICIES}
-    setup_failures = 0
+    if not args.report_only:
+        measure(args, keep, command)
     try:
-        env = read_env(subprocess.run(start, check=True, capture_output=True,
-                                      text=True).stdout)
-        log(f'network up: call guard {env["TOR_CALL_GUARD"]}, cross traffic '
-            f'through {env["TOR_CROSS_GUARDS"]}')
-        callee_control, callee_cookie = start_callee_tor(
-            procs, work, env['TOR_TORRC_INCLUDE'])
-        for r in range(args.rounds):
-            reports = run_round(procs, args.build, env, callee_control,
-                                callee_cookie, args.seconds, keep, r)
-            for label, _ in POLICIES:
-                base = os.path.join(keep, f'round{r}-{slug(label)}')
-                try:
-                    pair = (read_frame_log(base + '-callee.csv'),
-                            read_frame_log(base + '-caller.csv'))
-                except OSError:
-                    pair = None
-                    setup_failures += 1
-                results[label].append(pair)
-                for rep in reports[label]:
-                    if rep:
-                        cells[label].append(rep['messages_per_frame'] * 1000 / FRAME_MS)
-            log(f'round {r} done ({(time.monotonic() - t0) / 60:.1f} min)')
-        cross = read_cross(env)
-    finally:
-        procs.stop()
-        subprocess.run([tornet, 'stop', net], check=False,
-                       stderr=subprocess.DEVNULL)
+        run = json.load(open(os.path.join(keep, 'run.json')))
+    except OSError:
+        run = {'wall_s': None, 'command': command}
+    net = os.path.join(keep, 'run', 'net')
+    env = read_env(open(os.path.join(net, 'env')).read())
+    cross = json.load(open(os.path.join(env['TOR_CROSS_DIR'], 'summary.json')))
     network = network_facts(env['TOR_SHAPER_RELAYS'], env)
+    results, cells, setup_failures = collect(args, keep)
     tor = {label: summarize(results[label], cells[label]) for label, _ in POLICIES}
     guard_flows = [f['kib_per_s'] for f in cross['flows']
                    if f['socks_port'] == cross['flows'][0]['socks_port']]
     kib = sum(guard_flows) / len(guard_flows) if guard_flows else 100
     cross_spec = (None if args.no_call_guard else
                   f'0,{args.seconds},{args.cross_flows},{kib:.0f},0,0')
-    sim, sim_commands = {}, []
+    sim, plain, sim_commands = {}, {}, []
     for label, options in POLICIES:
         sim[label], cmd = run_sim(args.build, options, SIM_CALLS, args.seconds,
                                   args.seed, cross_spec, keep, label)
-        sim_commands.append('build/tools/donar-sim ' + cmd)
+        sim_commands.append('build/tools/donar-sim ' + cmd.replace(
+            keep, shown(keep)))
+        plain[label], _ = run_sim(args.build, options, SIM_CALLS, args.seconds,
+                                  args.seed, None, keep, label + ' plain')
     img = os.path.join(args.docs, CDF_IMAGE)
     os.makedirs(os.path.dirname(img), exist_ok=True)
     plot(tor, sim, img)
-    wall_s = time.monotonic() - t0
-    section = render(args, command, tor, sim, sim_commands, network, cross,
-                     wall_s, setup_failures)
+    section = render(args, run['command'], tor, sim, plain, sim_commands,
+                     network, cross, run['wall_s'], setup_failures)
     with open(os.path.join(args.docs, 'evaluation-tor.md'), 'w') as f:
         f.write(section)
     splice(os.path.join(args.docs, 'evaluation.md'), section)
-    log(f'wrote docs/evaluation-tor.md and its section of docs/evaluation.md '
-        f'in {wall_s / 60:.1f} min')
+    log('wrote docs/evaluation-tor.md and its section of docs/evaluation.md')
     print(section)
     return 0
 
 
-def read_cross(env):
-    """The cross traffic's summary, written when it stops: stop it first."""
+def stop_cross(env):
+    """Stops the cross traffic first, so that it writes its summary."""
     pids = os.path.join(env['TOR_NETWORK_DIR'], 'pids')
     for line in open(pids):
         name, pid = line.split()
@@ -513,10 +553,10 @@ def read_cross(env):
     path = os.path.join(env['TOR_CROSS_DIR'], 'summary.json')
     for _ in range(100):
         try:
-            return json.load(open(path))
+            json.load(open(path))
+            return
         except (OSError, ValueError):
             time.sleep(0.1)
-    return {'flows': []}
 
 
 if __name__ == '__main__':
