@@ -306,8 +306,26 @@ def plot(tor, sim, path):
     plt.close(fig)
 
 
+def round_rows(results):
+    rows = ['| round | ' + ' | '.join(label for label, _ in POLICIES) + ' |',
+            '|---|' + '---|' * len(POLICIES)]
+    for r in range(max(len(calls) for calls in results.values())):
+        cells = []
+        for label, _ in POLICIES:
+            call = results[label][r] if r < len(results[label]) else None
+            if call is None:
+                cells.append('not set up')
+                continue
+            ok, dropped = judge(call)
+            frames = sorted(math.inf if x is None else x for x in call[0] + call[1])
+            cells.append(ms(percentile(frames, 0.99)) + (' S' if ok else '')
+                         + (' D' if dropped else ''))
+        rows.append(f'| {r} | ' + ' | '.join(cells) + ' |')
+    return rows
+
+
 def render(args, command, tor, sim, plain, sim_commands, network, cross,
-           wall_s, setup_failures):
+           wall_s, setup_failures, results):
     rows = ['| policy | calls | successful % (sim) | dropped % (sim) | '
             'p50 ms (sim) | p99 ms (sim) | p99.9 ms (sim) | cells/s (sim) | '
             'error of the model: successful, p99 | sim without cross traffic: '
@@ -360,6 +378,10 @@ def render(args, command, tor, sim, plain, sim_commands, network, cross,
         'column but one is the model\'s error: donar-sim minus real tor; '
         'the last, donar-sim without the cross traffic.', '',
         *rows, '',
+        'Round by round (the calls of a round share the caller\'s guard, '
+        'the callee\'s tor and its guard, and the same minutes of the '
+        'network): p99 of the call in ms; S successful, D dropped.', '',
+        *round_rows(results), '',
         f'![frame latency CDF over real tor and donar-sim]({CDF_IMAGE})', '',
         'Where the two differ by construction: the model draws 6 fresh relays '
         'per circuit from the same parameters and gives each side 2 guards, '
@@ -481,7 +503,8 @@ def collect(args, keep):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument('--build', default=os.path.join(ROOT, 'build'))
-    # 4 rounds of 5-minute calls: 26-28 min on 2 shared cores.
+    # 4 rounds of 5-minute calls: 23 min on 2 shared cores, a fifth
+    # would pass 28.
     p.add_argument('--rounds', type=int, default=4)
     p.add_argument('--seconds', type=int, default=300)
     p.add_argument('--seed', type=int, default=3)
@@ -529,7 +552,7 @@ def main():
     os.makedirs(os.path.dirname(img), exist_ok=True)
     plot(tor, sim, img)
     section = render(args, run['command'], tor, sim, plain, sim_commands,
-                     network, cross, run['wall_s'], setup_failures)
+                     network, cross, run['wall_s'], setup_failures, results)
     with open(os.path.join(args.docs, 'evaluation-tor.md'), 'w') as f:
         f.write(section)
     splice(os.path.join(args.docs, 'evaluation.md'), section)
