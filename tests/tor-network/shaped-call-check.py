@@ -20,8 +20,9 @@ can arrive sooner than the least, over the circuits seen, of
 
 on each side; spikes and the cross traffic's queues only add. Checked:
   - most frames arrived (the call carried voice);
-  - the fastest frame no sooner than that bound (minus 1 ms): the delay is
-    the shaper's, not loopback's 0 ms;
+  - the fastest frame no sooner than that bound (less 1 ms): the delay is
+    the shaper's, not loopback's 0 ms (onion circuits have no conflux in
+    tor 0.4.9, so a link's traffic takes the circuit it names);
   - the median no later than the slowest circuits' bound with every hop at
     its larger relay's base, plus 500 ms for cross traffic and a loaded
     machine.
@@ -51,6 +52,7 @@ check_onion = call_check.check_onion
 path_nicknames = call_check.path_nicknames
 
 SLACK_MS = 500.0
+TOLERANCE_MS = 1.0
 
 
 def log(msg):
@@ -159,7 +161,7 @@ def main():
         p99 = lat[int(0.99 * (len(lat) - 1))]
         log("%s: %d of %d frames, latency min %.1f p50 %.1f p99 %.1f max %.1f ms"
             % (os.path.basename(path), len(lat), n, lat[0], p50, p99, lat[-1]))
-        if lat[0] < least - 1.0:
+        if lat[0] < least - TOLERANCE_MS:
             log("a frame came in %.1f ms, sooner than the shaped %.1f ms" % (lat[0], least))
             ok = False
         if p50 > most + SLACK_MS:
