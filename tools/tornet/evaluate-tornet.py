@@ -129,8 +129,8 @@ def start_callee_tor(procs, work, include):
 
 def run_round(procs, build, env, callee_control, callee_cookie, seconds,
               keep, round_index):
-    """One call of every policy at once; returns {label: (caller json,
-    callee json)}; the frame logs go to keep."""
+    """One call of every policy at once: frame logs, reports and logs in
+    keep as round<R>-<policy>-{caller,callee}.{csv,json,log}."""
     call = os.path.join(build, 'tools', 'donar-call')
     callees, callers = {}, {}
     for label, options in POLICIES:
@@ -178,16 +178,6 @@ def run_round(procs, build, env, callee_control, callee_cookie, seconds,
         except subprocess.TimeoutExpired:
             pass
     procs.stop([p for _, p in callees.values()] + list(callers.values()))
-    out = {}
-    for label, (base, _) in callees.items():
-        reports = []
-        for side in ('caller', 'callee'):
-            try:
-                reports.append(json.load(open(f'{base}-{side}.json')))
-            except (OSError, ValueError):
-                reports.append(None)
-        out[label] = reports
-    return out
 
 
 def read_frame_log(path):
