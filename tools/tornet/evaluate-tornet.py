@@ -20,6 +20,7 @@ page), and the latency CDF docs/img/tornet-latency-cdf.png.
 
 import argparse
 import csv
+import importlib.util
 import json
 import math
 import os
@@ -33,6 +34,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, '..', '..'))
+_spec = importlib.util.spec_from_file_location(
+    'check_onion', os.path.join(ROOT, 'tests', 'tor-network', 'check-onion.py'))
+check_onion = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(check_onion)
 
 # (label, donar-call and donar-sim options): the policies of
 # docs/evaluation.md, the baselines on 1 and 2 links as the paper ran them.
@@ -167,8 +172,8 @@ def run_round(procs, build, env, callee_control, callee_cookie, seconds,
              '--wait-links', links, '--setup-timeout', '60', '--json',
              '--frame-log', base + '-caller.csv'] + options,
             base + '-caller.json', base + '-caller.log')
-    for p in callers.values():
-        p.wait()
+    watch_circuits(env, callee_control, callee_cookie, callers,
+                   os.path.join(keep, f'round{round_index}'))
     # The callees end when their caller hangs up; one whose caller never
     # reached it is stopped.
     end = time.monotonic() + 15
@@ -178,6 +183,52 @@ def run_round(procs, build, env, callee_control, callee_cookie, seconds,
         except subprocess.TimeoutExpired:
             pass
     procs.stop([p for _, p in callees.values()] + list(callers.values()))
+
+
+def watch_circuits(env, callee_control, callee_cookie, callers, base):
+    """While the callers run: both tors' circuits every 5 s to
+    base-circuits.txt, and when each caller ended to base-ends.txt, in
+    seconds of the shaper's clock (its ready line's origin_us), which
+    `donar-shaper --describe-spikes` counts in: which relays every link
+    crossed when a stretch came, and whether the model's spikes were on
+    them."""
+    ready = open(os.path.join(env['TOR_NETWORK_DIR'], 'shaper',
+                              'stdout.log')).read()
+    origin_us = int(ready.split('origin_us=')[1].split()[0])
+
+    def shaper_s():
+        return time.monotonic_ns() / 1000 / 1e6 - origin_us / 1e6
+
+    tors = []
+    for side, port, cookie in (('caller', int(env['TOR_CONTROL_PORT']),
+                                env['TOR_COOKIE']),
+                               ('callee', callee_control, callee_cookie)):
+        ctl = check_onion.Control(port, timeout=10)
+        check_onion.authenticate(ctl, cookie)
+        tors.append((side, ctl))
+    running = dict(callers)
+    with open(base + '-circuits.txt', 'w') as out, \
+            open(base + '-ends.txt', 'w') as ends:
+        next_poll = 0.0
+        while running:
+            if time.monotonic() >= next_poll:
+                next_poll = time.monotonic() + 5
+                t = shaper_s()
+                for side, ctl in tors:
+                    try:
+                        for line in check_onion.circuit_lines(ctl).values():
+                            if ' BUILT ' in line and 'HS_' in line:
+                                out.write(f'{t:.1f} {side} {line}\n')
+                    except (OSError, check_onion.CheckError):
+                        pass
+                out.flush()
+            for label, p in list(running.items()):
+                if p.poll() is not None:
+                    ends.write(f'{shaper_s():.1f} {slug(label)}\n')
+                    del running[label]
+            time.sleep(0.2)
+    for _, ctl in tors:
+        ctl.close()
 
 
 def read_frame_log(path):
