@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing from Debian 12 (apt-get only), builds into build/,
 # then runs the main job (`run`: a call over the emulated Tor), the whole test suite (`test`) or the
-# evaluation of record (`evaluate`: docs/evaluation.md, docs/img/).
+# evaluation of record (`evaluate`: docs/evaluation.md, docs/img/; `evaluate-tor`: its section
+# "Over real tor", through real tor relays on 127.0.0.1).
 # Idempotent: a second run installs nothing and rebuilds only what changed.
 set -euo pipefail
 
@@ -13,6 +14,8 @@ packages=(
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   tor python3-gi gir1.2-gstreamer-1.0
+  # ss: tests/tor-network/tor-network.sh picks free ports with it
+  iproute2
 )
 
 # tools/evaluate.py and its smoke test (tests/evaluate/); the voice-quality
@@ -112,13 +115,23 @@ case "${1:-run}" in
     # PyPI's pesq, for the voice-quality section.
     build-venv/bin/python3 tools/evaluate.py "$@"
     ;;
+  evaluate-tor)
+    # The section "Over real tor" of docs/evaluation.md
+    # (tools/tornet/evaluate-tornet.py, about 30 minutes): tor and
+    # tor-gencert, python3 and matplotlib.
+    install_missing "${packages[@]}" "${evaluation_packages[@]}"
+    python_venv
+    build
+    shift
+    build-venv/bin/python3 tools/tornet/evaluate-tornet.py "$@"
+    ;;
   install-only)
     install_missing "${packages[@]}" "${evaluation_packages[@]}" \
       "${fuzz_packages[@]}"
     python_venv
     ;;
   *)
-    echo "usage: $0 [run|test|evaluate [evaluate.py options]|install-only]" >&2
+    echo "usage: $0 [run|test|evaluate [evaluate.py options]|evaluate-tor [evaluate-tornet.py options]|install-only]" >&2
     exit 2
     ;;
 esac

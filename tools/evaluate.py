@@ -208,6 +208,13 @@ DIFFERENCE_POINTS = 10       # a figure this far from the paper's is marked
 DIFFERS_MARK = '†'
 NO_FIGURE = '—'
 
+# The section "Over real tor" comes from tools/tornet/evaluate-tornet.py,
+# which writes it to evaluation-tor.md beside the page (half an hour of
+# real tor, not rerun here) and between these markers of the page itself.
+OVER_TOR_BEGIN = '<!-- over real tor begin -->'
+OVER_TOR_END = '<!-- over real tor end -->'
+OVER_TOR_FILE = 'evaluation-tor.md'
+
 NOTES_BEGIN = '<!-- notes begin -->'
 NOTES_END = '<!-- notes end -->'
 
@@ -1432,8 +1439,21 @@ def read_notes(path):
     return found.group(1) if found else ''
 
 
+def section_over_tor(out):
+    """The last section written by tools/tornet/evaluate-tornet.py, kept
+    as it is, or where to get it."""
+    try:
+        with open(os.path.join(out, OVER_TOR_FILE), encoding='utf-8') as f:
+            body = f.read().rstrip('\n') + '\n'
+    except FileNotFoundError:
+        body = ('## Over real tor\n\nNot measured yet: '
+                '`build-venv/bin/python3 tools/tornet/evaluate-tornet.py` '
+                '(about 30 minutes) writes this section.\n')
+    return f'{OVER_TOR_BEGIN}\n{body}{OVER_TOR_END}'
+
+
 def render_page(plan, command, calibration, results, sweep, faults, speeds,
-                wall_s, cpu_s, notes, voice, voice_wall_s):
+                wall_s, cpu_s, notes, voice, voice_wall_s, out):
     successful_diffs = compare(results, PAPER_SUCCESSFUL, 'successful_ratio',
                                'successful calls', plan)
     dropped_diffs = compare(results, PAPER_DROPPED, 'dropped_ratio',
@@ -1455,6 +1475,7 @@ def render_page(plan, command, calibration, results, sweep, faults, speeds,
         section_voice(voice, plan, voice_wall_s),
         section_speed(speeds, plan, wall_s),
         section_link_model(calibration, plan),
+        section_over_tor(out),
         section_differences(in_table_order(successful_diffs, dropped_diffs),
                             notes),
     ]
@@ -1588,7 +1609,7 @@ def main(argv):
     wall_s = time.monotonic() - started
     page = render_page(plan, reproducing_command(args), calibration, results,
                        sweep, faults, speeds, wall_s, cpu_s,
-                       read_notes(page_path), voice, voice_wall_s)
+                       read_notes(page_path), voice, voice_wall_s, args.out)
     write_atomically(page_path, page)
     log(f'wrote {page_path} in {duration_text(wall_s)}')
 

@@ -243,6 +243,10 @@ gint64 donar_net_relay_base_delay (DonarNetRelay * r);
  * decrease from one call to the next (the relay forgets what lies behind
  * it). */
 gint64 donar_net_relay_spike_delay (DonarNetRelay * r, gint64 t);
+/* The relay's capacity in bytes per second, drawn as a guard's
+ * (guard_bandwidth_median_kib, _sigma): what tools/tornet sets as a real
+ * relay's BandwidthRate. */
+gdouble donar_net_relay_bandwidth (DonarNetRelay * r);
 
 G_END_DECLS
 

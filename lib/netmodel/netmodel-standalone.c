@@ -46,3 +46,9 @@ donar_net_relay_spike_delay (DonarNetRelay * r, gint64 t)
 {
   return donar_relay_spike_delay (r->relay, t, TRUE);
 }
+
+gdouble
+donar_net_relay_bandwidth (DonarNetRelay * r)
+{
+  return r->relay->bandwidth_bytes_per_s;
+}

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Smoke test of tools/evaluate.py: a quick run into a temporary directory
 writes evaluation.md and its plots, with the voice-quality section, and
-keeps the notes a human wrote; --voice-only then replaces that section
-alone.
+keeps the notes a human wrote and the section "Over real tor" that
+tools/tornet/evaluate-tornet.py left in evaluation-tor.md; --voice-only
+then replaces the voice-quality section alone.
 
     check-evaluate.py EVALUATE_PY BUILD_DIR
 """
@@ -18,6 +19,7 @@ SKIP = 77                    # meson: the test was skipped
 NOTES = 'A note written by hand, kept across regenerations.'
 OLD_PAGE = ('# old page\n\n<!-- notes begin -->\n' + NOTES +
             '\n<!-- notes end -->\n')
+OVER_TOR = '## Over real tor\n\nWritten by evaluate-tornet.py, not here.\n'
 
 
 def fail(message):
@@ -37,6 +39,10 @@ def check_page(out):
         fail('the notes of the previous page were not kept')
     if len(voice_section(page)) != 1:
         fail('the page has no voice-quality section (or several)')
+    if page.count('<!-- over real tor begin -->\n' + OVER_TOR +
+                  '<!-- over real tor end -->') != 1:
+        fail('the section "Over real tor" of evaluation-tor.md is not '
+             'on the page once')
     return page
 
 
@@ -84,6 +90,9 @@ def main(evaluate, build):
         with open(os.path.join(out, 'evaluation.md'), 'w',
                   encoding='utf-8') as f:
             f.write(OLD_PAGE)
+        with open(os.path.join(out, 'evaluation-tor.md'), 'w',
+                  encoding='utf-8') as f:
+            f.write(OVER_TOR)
         done = subprocess.run([sys.executable, evaluate, '--quick',
                                '--build', build, '--out', out])
         if done.returncode != 0:
@@ -94,8 +103,8 @@ def main(evaluate, build):
             fail('the voice-quality plot is not shown')
         check_voice_only(evaluate, build, out, page)
         print(f'check-evaluate: evaluation.md and {len(images)} plots '
-              'written, notes kept, the voice-quality section replaced '
-              'alone')
+              'written, notes and the section over real tor kept, the '
+              'voice-quality section replaced alone')
 
 
 if __name__ == '__main__':

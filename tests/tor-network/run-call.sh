@@ -50,23 +50,8 @@ trap 'exit 130' INT TERM
 eval "$("$here/tor-network.sh" start "$work/net" --relays 8)"
 
 # The callee's own tor: a client of the private network, no SocksPort.
-callee_control=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-mkdir -m 700 "$work/callee-tor"
-cat > "$work/callee-tor/torrc" <<TORRC
-%include $TOR_TORRC_INCLUDE
-DataDirectory $work/callee-tor
-SocksPort 0
-ControlPort 127.0.0.1:$callee_control
-CookieAuthentication 1
-Log notice file $work/callee-tor/notice.log
-TORRC
-tor -f "$work/callee-tor/torrc" --defaults-torrc /dev/null < /dev/null > /dev/null 2>&1 &
-pids+=($!)
-for _ in $(seq 1 600); do
-  grep -q "Bootstrapped 100%" "$work/callee-tor/notice.log" 2>/dev/null && break
-  sleep 0.1
-done
-grep -q "Bootstrapped 100%" "$work/callee-tor/notice.log" || { echo "callee tor not bootstrapped in 60 s" >&2; exit 1; }
+source "$here/callee-tor.sh"
+start_callee_tor "$work/callee-tor" "$TOR_TORRC_INCLUDE"
 
 "$donar_call" callee --tor-control "$callee_control" \
   --tor-cookie "$work/callee-tor/control_auth_cookie" --seconds 60 --address-file "$work/address" --setup-timeout 90 --json \
@@ -74,15 +59,7 @@ grep -q "Bootstrapped 100%" "$work/callee-tor/notice.log" || { echo "callee tor 
 pids+=($!)
 callee_pid=$!
 
-for _ in $(seq 1 900); do
-  [ -s "$work/address" ] && break
-  kill -0 "$callee_pid" 2>/dev/null || { echo "the callee exited" >&2; exit 1; }
-  sleep 0.1
-done
-[ -s "$work/address" ] || { echo "no call address in 90 s" >&2; exit 1; }
-address=$(cat "$work/address")
-onion=$(echo "$address" | sed -E 's|^donar://([a-z2-7]+\.onion):.*|\1|')
-echo "callee published $onion" >&2
+wait_for_address "$work/address" "$callee_pid" 90
 
 "$donar_call" caller "$address" --tor-control "$TOR_CONTROL_PORT" \
   --tor-cookie "$TOR_COOKIE" --seconds 45 --wait-links 12 --setup-timeout 60 \

@@ -4,6 +4,8 @@
 # and one client whose SocksPort and ControlPort the tests use.
 #
 #   tor-network.sh start DIR [--relays N] [--timeout S]
+#       [--shaper DONAR_SHAPER [--model SEED] [--set NAME=VALUE]...]
+#       [--exits N]
 #   tor-network.sh stop DIR
 #   tor-network.sh status DIR
 #
@@ -13,6 +15,15 @@
 # Running, Stable, Fast, Guard and HSDir; everything else goes to stderr.
 # Every process is tracked in DIR/pids ("name pid" lines) and stopped by
 # PID, never by name. See README.md next to this script.
+#
+# With --shaper, every relay's advertised ORPort is a port of one
+# donar-shaper process, which forwards to the relay's real, unadvertised
+# ORPort with the delays of lib/netmodel's relays of SEED, and each relay's
+# RelayBandwidthRate is the capacity the model draws for it
+# (docs/tornet.md). With --exits N, N relays exit to 127.0.0.1.
+#
+# Sourced (`. tor-network.sh`), it only defines its functions: the scripts
+# of tools/tornet/ build on them.
 set -euo pipefail
 
 readonly NUM_AUTHORITIES=3
@@ -23,7 +34,8 @@ readonly DEFAULT_TIMEOUT=90
 # Ports a network may use: a block of PORT_BLOCK consecutive ports under the
 # kernel's ephemeral range (so that no outgoing connection takes one of them
 # between our check and tor's bind).
-readonly PORT_BLOCK=32
+# (a multiple of 32 big enough for every port; 32 without a shaper)
+PORT_BLOCK=32
 readonly PORT_MIN=10000
 readonly LOCK_FILE=${TMPDIR:-/tmp}/donar-tor-network.lock
 # Voting schedule (seconds). 10 s is the smallest interval tor accepts (and
@@ -47,6 +59,8 @@ die () { log "error: $*"; exit 1; }
 usage () {
   cat >&2 <<EOF
 usage: $0 start DIR [--relays N] [--timeout SECONDS]
+           [--shaper DONAR_SHAPER [--model SEED] [--set NAME=VALUE]...]
+           [--exits N]
        $0 stop DIR
        $0 status DIR
 EOF
@@ -89,13 +103,16 @@ pick_port_block () {
 # ---------------------------------------------------------------------------
 # Processes
 
-# pid_is_ours PID DIR: alive, and a tor whose command line names DIR (so a
-# recycled PID of another process is never signalled).
+# pid_is_ours PID DIR: alive, and a process whose command line names DIR
+# or that runs in DIR (the shaper and the cross traffic of tools/tornet),
+# so that a recycled PID of another process is never signalled.
 pid_is_ours () {
-  local pid=$1 dir=$2 cmd
+  local pid=$1 dir=$2 cmd cwd
   [ -r "/proc/$pid/cmdline" ] || return 1
   cmd=$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null) || return 1
-  [[ $cmd == *tor*"$dir/"* ]]
+  [[ $cmd == *"$dir/"* ]] && return 0
+  cwd=$(readlink "/proc/$pid/cwd" 2>/dev/null) || return 1
+  [[ $cwd == "$dir" || $cwd == "$dir/"* ]]
 }
 
 # Stops every process listed in DIR/pids: SIGTERM, then SIGKILL for those
@@ -217,13 +234,40 @@ write_torrc () {
     case $role in
       authority|relay)
         echo "Address 127.0.0.1"
-        echo "ORPort 127.0.0.1:${OR_PORT[$name]}"
+        if [ -n "${REAL_OR_PORT[$name]:-}" ]; then
+          # The shaper listens on the advertised port and forwards to the
+          # real one, which no other relay or client learns: every
+          # connection into this relay crosses the shaper.
+          echo "ORPort 127.0.0.1:${OR_PORT[$name]} NoListen"
+          echo "ORPort 127.0.0.1:${REAL_OR_PORT[$name]} NoAdvertise"
+        else
+          echo "ORPort 127.0.0.1:${OR_PORT[$name]}"
+        fi
         # Relays publish at once instead of first testing their own
         # reachability, and authorities vote them Running without testing.
         echo "AssumeReachable 1"
-        # Onion services only: no exit.
-        echo "ExitRelay 0"
-        echo "ExitPolicy reject *:*"
+        if [ -n "${CAPACITY_KIB[$name]:-}" ]; then
+          # The model's capacity as tor's own token bucket, one second's
+          # worth deep; relayed traffic only, so that directory fetches do
+          # not slow the start.
+          echo "RelayBandwidthRate ${CAPACITY_KIB[$name]} KBytes"
+          echo "RelayBandwidthBurst ${CAPACITY_KIB[$name]} KBytes"
+        fi
+        if [ -n "${EXIT_NODE[$name]:-}" ]; then
+          # An exit, for the bulk cross traffic of tools/tornet to a
+          # server on 127.0.0.1. Not `accept 127.0.0.1:*` alone: clients
+          # judge exits by the microdescriptor's policy summary, which
+          # leaves private addresses out, so such an exit looks like it
+          # rejects everything and no client ever finds an exit. The
+          # machine has no other network to reach.
+          echo "ExitRelay 1"
+          echo "ExitPolicyRejectPrivate 0"
+          echo "ExitPolicy accept *:*"
+        else
+          # Onion services only: no exit.
+          echo "ExitRelay 0"
+          echo "ExitPolicy reject *:*"
+        fi
         echo "SocksPort 0"
         ;;
     esac
@@ -246,6 +290,11 @@ write_torrc () {
         # onion service needs from the first consensus on.
         echo "TestingDirAuthVoteGuard *"
         echo "TestingDirAuthVoteHSDir *"
+        # and Exit to the exits (--exits), which the authorities would
+        # otherwise give only to relays that have carried traffic.
+        if [ -n "$EXIT_NICKNAMES" ]; then
+          echo "TestingDirAuthVoteExit $EXIT_NICKNAMES"
+        fi
         # and Stable: onion-service circuits want a Stable last hop. Without
         # this only the relays above the median uptime (the authorities,
         # which know their own) get it, the client's guard may be the only
@@ -311,7 +360,9 @@ write_bandwidth_file () {
   {
     date +%s
     for name in "${!OR_PORT[@]}"; do
-      echo "node_id=\$$(cut -d' ' -f2- "$NETDIR/$name/fingerprint" | tr -d ' ') bw=1000"
+      # With the model's capacities, path selection weighs relays by them,
+      # as the live network weighs relays by their measured bandwidth.
+      echo "node_id=\$$(cut -d' ' -f2- "$NETDIR/$name/fingerprint" | tr -d ' ') bw=${CAPACITY_KIB[$name]:-1000}"
     done
   } > "$f"
 }
@@ -323,6 +374,60 @@ write_bandwidth_file () {
 # a consensus of authorities only, waiting a whole interval for the next.
 voting_offset () {
   echo $(( ($(date +%s) + FIRST_CONSENSUS_AFTER) % INITIAL_VOTING_INTERVAL ))
+}
+
+# ---------------------------------------------------------------------------
+# The shaper (--shaper)
+
+# The model's relays, in the order of the shaper's --relay options: the
+# authorities, then the relays. Sets CAPACITY_KIB of the relays (not of the
+# authorities: their directory answers count as relayed traffic, and a slow
+# authority slows every start; path selection rarely picks them, see
+# write_bandwidth_file) and writes NETDIR/shaper/relays.
+describe_shaped_relays () {
+  local names=("$@") i=0 line base_us kib
+  "$SHAPER" --model "$MODEL_SEED" "${SHAPER_SETS[@]}" \
+    --describe "${#names[@]}" > "$NETDIR/shaper/model" \
+    || die "$SHAPER --describe failed"
+  : > "$NETDIR/shaper/relays"
+  while read -r line; do
+    base_us=$(sed -n 's/.* base_us=\([0-9]*\).*/\1/p' <<< "$line")
+    kib=$(sed -n 's/.* bandwidth_kib=\([0-9.]*\).*/\1/p' <<< "$line")
+    kib=${kib%.*}
+    # tor refuses a relay below 75 KiB/s (ROUTER_REQUIRED_MIN_BANDWIDTH);
+    # the model draws under it for about 4 % of relays.
+    (( kib >= 75 )) || kib=75
+    if [[ ${names[$i]} == relay* ]]; then
+      CAPACITY_KIB[${names[$i]}]=$kib
+    fi
+    echo "${names[$i]} model_relay=$i base_us=$base_us capacity_kib=${CAPACITY_KIB[${names[$i]}]:-none} listen=${OR_PORT[${names[$i]}]} target=${REAL_OR_PORT[${names[$i]}]} exit=${EXIT_NODE[${names[$i]}]:-0}" \
+      >> "$NETDIR/shaper/relays"
+    i=$(( i + 1 ))
+  done < "$NETDIR/shaper/model"
+  (( i == ${#names[@]} )) || die "$SHAPER --describe printed $i relays, not ${#names[@]}"
+}
+
+# Starts the shaper on every relay's advertised port, in NETDIR/shaper
+# (which is how pid_is_ours knows it), and waits for its ready line.
+# TOR_NETWORK_SHAPER_LOG=1 keeps its log of every chunk (large under cross
+# traffic: some 200 KB/s).
+launch_shaper () {
+  local names=("$@") name args=() i
+  for name in "${names[@]}"; do
+    args+=(--relay "${OR_PORT[$name]},${REAL_OR_PORT[$name]}")
+  done
+  [ "${TOR_NETWORK_SHAPER_LOG:-0}" = 1 ] && args+=(--log "$NETDIR/shaper/shaper.log")
+  (cd "$NETDIR/shaper" && exec "$SHAPER" --model "$MODEL_SEED" \
+    "${SHAPER_SETS[@]}" "${args[@]}" < /dev/null > stdout.log 2> stderr.log \
+    {LOCK_FD}>&-) &
+  echo "shaper $!" >> "$NETDIR/pids"
+  for i in $(seq 1 100); do
+    grep -q '^ready ' "$NETDIR/shaper/stdout.log" 2>/dev/null && return 0
+    kill -0 "$!" 2>/dev/null || break
+    sleep 0.1
+  done
+  cat "$NETDIR/shaper/stderr.log" >&2
+  die "the shaper did not start"
 }
 
 # ---------------------------------------------------------------------------
@@ -397,21 +502,34 @@ wait_bound () {
 # Commands
 
 cmd_start () {
-  local relays=$DEFAULT_RELAYS timeout=$DEFAULT_TIMEOUT
+  local relays=$DEFAULT_RELAYS timeout=$DEFAULT_TIMEOUT exits=0
+  SHAPER="" MODEL_SEED=1 SHAPER_SETS=()
   [ $# -ge 1 ] || usage
   local dir=$1; shift
   while [ $# -gt 0 ]; do
     case $1 in
       --relays) relays=${2:?}; shift 2 ;;
       --timeout) timeout=${2:?}; shift 2 ;;
+      --shaper) SHAPER=${2:?}; shift 2 ;;
+      --model) MODEL_SEED=${2:?}; shift 2 ;;
+      --set) SHAPER_SETS+=(--set "${2:?}"); shift 2 ;;
+      --exits) exits=${2:?}; shift 2 ;;
       *) usage ;;
     esac
   done
   [[ $relays =~ ^[0-9]+$ ]] || die "--relays wants a number"
-  # Ports: OR and Dir per authority, OR per relay, SOCKS, control and a
-  # second SOCKS.
-  (( 2 * NUM_AUTHORITIES + relays + 3 <= PORT_BLOCK )) \
-    || die "at most $(( PORT_BLOCK - 2 * NUM_AUTHORITIES - 3 )) relays"
+  [[ $exits =~ ^[0-9]+$ ]] && (( exits <= relays )) || die "--exits wants a number up to --relays"
+  # Ports: OR (and the shaper's) and Dir per authority, OR (and the
+  # shaper's) per relay, SOCKS, control and a second SOCKS.
+  local per_or=1
+  [ -n "$SHAPER" ] && per_or=2
+  local n_ports=$(( (per_or + 1) * NUM_AUTHORITIES + per_or * relays + 3 ))
+  PORT_BLOCK=$(( (n_ports + 31) / 32 * 32 ))
+  (( PORT_BLOCK <= 128 )) || die "too many relays"
+  if [ -n "$SHAPER" ]; then
+    [ -x "$SHAPER" ] || die "--shaper $SHAPER: not an executable"
+    SHAPER=$(cd "$(dirname "$SHAPER")" && pwd)/$(basename "$SHAPER")
+  fi
   command -v tor > /dev/null || die "tor is not installed (apt-get install tor)"
   command -v tor-gencert > /dev/null || die "tor-gencert is missing (apt-get install tor)"
 
@@ -433,18 +551,29 @@ cmd_start () {
   local base next i name
   base=$(pick_port_block)
   next=$base
-  declare -gA OR_PORT DIR_PORT
+  declare -gA OR_PORT DIR_PORT REAL_OR_PORT CAPACITY_KIB EXIT_NODE
   declare -ga AUTH_OR AUTH_DIR AUTH_V3 AUTH_FP
-  local all_ports=()
+  local all_ports=() shaped=()
   for i in $(seq 1 "$NUM_AUTHORITIES"); do
     OR_PORT[auth$i]=$next; DIR_PORT[auth$i]=$(( next + 1 )); next=$(( next + 2 ))
     AUTH_OR[$i]=${OR_PORT[auth$i]}; AUTH_DIR[$i]=${DIR_PORT[auth$i]}
     all_ports+=("${OR_PORT[auth$i]}" "${DIR_PORT[auth$i]}")
+    shaped+=("auth$i")
   done
   for i in $(seq 1 "$relays"); do
     OR_PORT[relay$i]=$next; next=$(( next + 1 ))
     all_ports+=("${OR_PORT[relay$i]}")
+    shaped+=("relay$i")
+    # The last ones exit: tools/tornet loads the first ones as guards.
+    if (( i > relays - exits )); then EXIT_NODE[relay$i]=1; fi
   done
+  EXIT_NICKNAMES=$(for name in "${!EXIT_NODE[@]}"; do echo "$name"; done | sort | paste -sd, -)
+  if [ -n "$SHAPER" ]; then
+    for name in "${shaped[@]}"; do
+      REAL_OR_PORT[$name]=$next; next=$(( next + 1 ))
+      all_ports+=("${REAL_OR_PORT[$name]}")
+    done
+  fi
   SOCKS_PORT=$next; CONTROL_PORT=$(( next + 1 )); SOCKS_EXT_PORT=$(( next + 2 ))
   log "ports $base-$(( next + 2 )) in $NETDIR"
 
@@ -466,6 +595,11 @@ cmd_start () {
   done
   log "$(elapsed_since "$T0") s: authority keys made"
 
+  if [ -n "$SHAPER" ]; then
+    mkdir "$NETDIR/shaper"
+    describe_shaped_relays "${shaped[@]}"
+    log "$(elapsed_since "$T0") s: shaper relays of model seed $MODEL_SEED: $NETDIR/shaper/relays"
+  fi
   write_common "$NETDIR/torrc-include"
   write_bandwidth_file "$NETDIR/bandwidths"
   VOTING_OFFSET=$(voting_offset)
@@ -479,6 +613,7 @@ cmd_start () {
   write_torrc client client
   COOKIE=$NETDIR/client/control_auth_cookie
 
+  if [ -n "$SHAPER" ]; then launch_shaper "${shaped[@]}"; fi
   for i in $(seq 1 "$NUM_AUTHORITIES"); do launch "auth$i"; done
   for i in $(seq 1 "$relays"); do launch "relay$i"; done
   # The client's ports stay free until it starts, but the block is already
@@ -508,6 +643,9 @@ cmd_start () {
     printf 'TOR_COOKIE=%q\n' "$COOKIE"
     printf 'TOR_TORRC_INCLUDE=%q\n' "$NETDIR/torrc-include"
     printf 'TOR_READY_SECONDS=%s\n' "$took"
+    if [ -n "$SHAPER" ]; then
+      printf 'TOR_SHAPER_RELAYS=%q\n' "$NETDIR/shaper/relays"
+    fi
   } | tee "$NETDIR/env"
   trap - EXIT INT TERM
 }
@@ -559,4 +697,7 @@ main () {
   esac
 }
 
-main "$@"
+# Sourced by tools/tornet: functions only.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  main "$@"
+fi

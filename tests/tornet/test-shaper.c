@@ -566,6 +566,42 @@ test_model (void)
   g_free (relay);
 }
 
+/* --describe: the lines tor-network.sh sets each relay's BandwidthRate
+ * from are the model's relays of the seed, the same the shaper runs. */
+static void
+test_describe (void)
+{
+  const gchar *argv[] = { g_getenv ("DONAR_SHAPER"), "--model", "7",
+    "--describe", "3", NULL
+  };
+  DonarNetModelParams params;
+  gchar *out = NULL;
+  gchar **lines;
+  gint status;
+
+  g_assert_nonnull (argv[0]);
+  g_assert_true (g_spawn_sync (NULL, (gchar **) argv, NULL,
+          G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, &status, NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  lines = g_strsplit (out, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 4);
+  donar_net_model_params_init (&params, DONAR_SECURITY_DEFAULT);
+  for (guint i = 0; i < 3; i++) {
+    DonarNetRelay *model = donar_net_relay_new (&params, 7, i, 0);
+    gchar *expected = g_strdup_printf ("relay relay=%u base_us=%"
+        G_GINT64_FORMAT " bandwidth_kib=%.1f", i,
+        donar_net_relay_base_delay (model),
+        donar_net_relay_bandwidth (model) / 1024.0);
+
+    g_assert_cmpstr (lines[i], ==, expected);
+    g_free (expected);
+    donar_net_relay_free (model);
+  }
+  g_assert_cmpstr (lines[3], ==, "");
+  g_strfreev (lines);
+  g_free (out);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -577,5 +613,6 @@ main (int argc, char **argv)
   g_test_add_func ("/shaper/stalled-reader", test_stalled_reader);
   g_test_add_func ("/shaper/refused", test_refused);
   g_test_add_func ("/shaper/model", test_model);
+  g_test_add_func ("/shaper/describe", test_describe);
   return g_test_run ();
 }

@@ -70,6 +70,7 @@ typedef struct
   gdouble budget;
   gboolean json;
   gboolean quiet;
+  gchar *frame_log;
 } Options;
 
 static void
@@ -87,6 +88,7 @@ options_clear (Options * o)
   g_free (o->client_auth_dir);
   g_free (o->address_file);
   g_free (o->policy);
+  g_free (o->frame_log);
 }
 
 static void
@@ -210,6 +212,7 @@ make_frame (guint8 * frame, gsize length, guint32 counter)
 typedef struct
 {
   guint32 counter;
+  gint64 sent_us;
   gint64 arrival_us;
 } Arrival;
 
@@ -239,6 +242,7 @@ take_frame (Received * received, const DonarLinkFrame * frame)
   latency = (gdouble) (frame->arrival_us - (gint64) sent) / 1000.0;
   g_array_append_val (received->latencies_ms, latency);
   arrival.counter = counter;
+  arrival.sent_us = (gint64) sent;
   arrival.arrival_us = frame->arrival_us;
   g_array_append_val (received->arrivals, arrival);
 }
@@ -272,6 +276,57 @@ count_settled (const Received * received, gint64 listen_end, guint * got,
       (*got)++;
   }
   *expected = last - first + 1;
+}
+
+/* The peer's frames as donar-sim --frame-log writes a call's direction
+ * (tools/framelog/frame-log.h), from its frame 0 to the last that had time
+ * to come: both ends on one machine read one clock, so an arrival minus
+ * its stamp is the one-way latency, and the evaluations over real tor
+ * reckon calls as they do donar-sim's.  A lost frame has no stamp: its
+ * send time is the frame period's, never before the frame ahead's. */
+static gboolean
+write_frame_log (const char *path, const Received * received,
+    gint64 listen_end, gint frame_ms, GError ** error)
+{
+  g_autoptr (GString) out = g_string_new ("seq,sent_ms,arrival_ms\n");
+  const Arrival **by_counter = NULL;
+  gint64 origin = 0, previous = G_MININT64, frame_us = frame_ms * 1000;
+  guint32 last = 0;
+  gboolean any = FALSE;
+
+  for (guint i = 0; i < received->arrivals->len; i++) {
+    const Arrival *a = &g_array_index (received->arrivals, Arrival, i);
+
+    if (a->arrival_us <= listen_end - SETTLE_US) {
+      last = MAX (last, a->counter);
+      any = TRUE;
+    }
+  }
+  if (any) {
+    by_counter = g_new0 (const Arrival *, (gsize) last + 1);
+    for (guint i = 0; i < received->arrivals->len; i++) {
+      const Arrival *a = &g_array_index (received->arrivals, Arrival, i);
+
+      if (a->counter <= last) {
+        if (origin == 0 && by_counter[a->counter] == NULL)
+          origin = a->sent_us - (gint64) a->counter * frame_us;
+        by_counter[a->counter] = a;
+      }
+    }
+    for (guint32 c = 0; c <= last; c++) {
+      const Arrival *a = by_counter[c];
+      gint64 sent = a ? a->sent_us : MAX (origin + (gint64) c * frame_us,
+          previous);
+
+      previous = MAX (previous, sent);
+      g_string_append_printf (out, "%u,%.3f,", c, (sent - origin) / 1000.0);
+      if (a)
+        g_string_append_printf (out, "%.3f", (a->arrival_us - origin) / 1000.0);
+      g_string_append_c (out, '\n');
+    }
+    g_free (by_counter);
+  }
+  return g_file_set_contents (path, out->str, out->len, error);
 }
 
 static gint
@@ -431,6 +486,15 @@ run_call (const Options * options, DonarCall * call, Status * status)
     }
   }
   now = g_get_monotonic_time ();
+  if (options->frame_log != NULL) {
+    GError *error = NULL;
+
+    if (!write_frame_log (options->frame_log, &received, now,
+            options->frame_ms, &error)) {
+      g_printerr ("donar-call: --frame-log: %s\n", error->message);
+      g_clear_error (&error);
+    }
+  }
   report (options, call, status, &received, counter,
       (gdouble) (MIN (now, stop_sending) - start) / G_USEC_PER_SEC, now);
   g_array_unref (received.latencies_ms);
@@ -605,6 +669,10 @@ main (int argc, char **argv)
         "The report as one JSON object", NULL},
     {"quiet", 0, 0, G_OPTION_ARG_NONE, &o.quiet,
         "No progress and events on stderr", NULL},
+    {"frame-log", 0, 0, G_OPTION_ARG_FILENAME, &o.frame_log,
+          "Write the fate of each of the peer's frames to FILE (CSV rows "
+          "seq,sent_ms,arrival_ms as donar-sim's; no arrival: lost)",
+        "FILE"},
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context =

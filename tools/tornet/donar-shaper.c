@@ -24,6 +24,8 @@ static gchar *log_path;
 static gchar *model_seed;
 static gchar **set_args;
 static gint max_pending_kib = DEFAULT_MAX_PENDING / 1024;
+static gint describe;
+static gdouble describe_spikes_s;
 
 static const GOptionEntry entries[] = {
   {"relay", 'r', 0, G_OPTION_ARG_STRING_ARRAY, &relay_args,
@@ -46,6 +48,12 @@ static const GOptionEntry entries[] = {
   {"max-pending-kib", 0, 0, G_OPTION_ARG_INT, &max_pending_kib,
       "Stop reading a direction while this much of it waits (default "
         "1024)", "KIB"},
+  {"describe", 0, 0, G_OPTION_ARG_INT, &describe,
+      "With --model: print the first N model relays (base delay, "
+        "capacity), one line each, and exit without listening", "N"},
+  {"describe-spikes", 0, 0, G_OPTION_ARG_DOUBLE, &describe_spikes_s,
+      "With --describe: also each relay's spikes in its first SECONDS, "
+        "as the shaper applies them (10 ms steps)", "SECONDS"},
   G_OPTION_ENTRY_NULL
 };
 
@@ -97,6 +105,61 @@ model_params (DonarNetModelParams * params, guint64 * seed, gboolean * used,
       g_prefix_error (error, "--set: ");
       return FALSE;
     }
+  }
+  return TRUE;
+}
+
+/* --describe-spikes: when the shaper's delay of a relay rose above its
+ * base, so that a congested stretch of a run can be told from the model's
+ * spikes.  Sampled as the shaper reads the schedule: in time order. */
+#define SPIKE_STEP_US 10000
+
+static void
+print_spikes (DonarNetRelay * r, gint index)
+{
+  gint64 end_us = (gint64) (describe_spikes_s * G_USEC_PER_SEC);
+  gint64 start = -1, top = 0;
+
+  for (gint64 t = 0; t <= end_us; t += SPIKE_STEP_US) {
+    gint64 extra = t < end_us ? donar_net_relay_spike_delay (r, t) : 0;
+
+    if (extra > 0 && start < 0)
+      start = t;
+    top = MAX (top, extra);
+    if (extra == 0 && start >= 0) {
+      printf ("spike relay=%d start_ms=%" G_GINT64_FORMAT " duration_ms=%"
+          G_GINT64_FORMAT " max_extra_ms=%" G_GINT64_FORMAT "\n", index,
+          start / 1000, (t - start) / 1000, top / 1000);
+      start = -1;
+      top = 0;
+    }
+  }
+}
+
+/* --describe: what a tor network needs before its relays start (their
+ * BandwidthRate), the same draws as the relays the shaper will run. */
+static gboolean
+print_description (GError ** error)
+{
+  DonarNetModelParams params;
+  gboolean with_model;
+  guint64 seed = 0;
+
+  if (!model_params (&params, &seed, &with_model, error))
+    return FALSE;
+  if (!with_model) {
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+        "--describe needs --model");
+    return FALSE;
+  }
+  for (gint i = 0; i < describe; i++) {
+    DonarNetRelay *r = donar_net_relay_new (&params, seed, i, 0);
+
+    printf ("relay relay=%d base_us=%" G_GINT64_FORMAT
+        " bandwidth_kib=%.1f\n", i, donar_net_relay_base_delay (r),
+        donar_net_relay_bandwidth (r) / 1024.0);
+    print_spikes (r, i);
+    donar_net_relay_free (r);
   }
   return TRUE;
 }
@@ -192,6 +255,16 @@ main (int argc, char **argv)
     return 2;
   }
   g_option_context_free (context);
+  if (describe > 0) {
+    if (!print_description (&error)) {
+      g_printerr ("donar-shaper: %s\n", error->message);
+      g_clear_error (&error);
+      status = 2;
+    }
+    g_strfreev (set_args);
+    g_free (model_seed);
+    return status;
+  }
 
   /* Timers to the µs (timerfd), not to the ms of epoll_wait. */
   event_config_set_flag (config, EVENT_BASE_FLAG_PRECISE_TIMER);

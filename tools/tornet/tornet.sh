@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# The shaped Tor network with bulk cross traffic (docs/tornet.md): the
+# network of tests/tor-network/tor-network.sh, whose functions it sources,
+# with every relay behind donar-shaper (lib/netmodel's relays of SEED) and
+# with its capacity as RelayBandwidthRate, some exits, then bulk clients
+# (seed 003) through chosen guards.
+#
+#   tornet.sh start DIR [--seed S] [--relays N] [--exits N] [--set NAME=VALUE]...
+#       [--cross-guards N] [--cross-flows N] [--file-mib M] [--no-call-guard]
+#       [--shaper PATH] [--timeout S]
+#   tornet.sh stop DIR
+#   tornet.sh status DIR
+#
+# `start` prints tor-network.sh's variables (and writes them to DIR/env),
+# plus TOR_SHAPER_RELAYS, TOR_CALL_GUARD (the network client's guard, which
+# a caller through TOR_SOCKS_PORT uses), TOR_CROSS_GUARDS and TOR_CROSS_DIR.
+# Every process is in DIR/pids and stopped by PID (`stop`).
+set -euo pipefail
+
+TORNET_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TORNET_ROOT=$(cd "$TORNET_HERE/../.." && pwd)
+# shellcheck source=../../tests/tor-network/tor-network.sh
+. "$TORNET_ROOT/tests/tor-network/tor-network.sh"
+
+# 16 relays in all (3 authorities + 13): the largest network of the issue's
+# 12-16 that two shared cores start in about 20 s.
+readonly TORNET_RELAYS=13
+readonly TORNET_EXITS=3
+# Seed 003's bulk clients: 5 MiB files, one after the other. Its "light"
+# load is 25 bulk clients for 50 relays: 8 flows for our 16.
+readonly TORNET_FILE_MIB=5
+readonly TORNET_CROSS_GUARDS=2
+readonly TORNET_CROSS_FLOWS=4
+
+tornet_usage () {
+  cat >&2 <<EOF
+usage: $0 start DIR [--seed S] [--relays N] [--exits N] [--set NAME=VALUE]...
+           [--cross-guards N] [--cross-flows N] [--file-mib M]
+           [--no-call-guard] [--shaper PATH] [--timeout S]
+       $0 stop DIR
+       $0 status DIR
+EOF
+  exit 2
+}
+
+free_port () {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# The nickname of the primary guard of the tor at control port $1.
+primary_guard () {
+  control "$1" "$2" 'GETINFO entry-guards' \
+    | sed -n 's/^\(250[-+]entry-guards=\)\{0,1\}\$[0-9A-F]*~\([A-Za-z0-9]*\) up.*/\2/p' \
+    | head -n 1
+}
+
+# launch_cross_client NAME GUARD SOCKS_PORT: a tor client whose only guard
+# is GUARD, in DIR/NAME.
+launch_cross_client () {
+  local name=$1 guard=$2 socks=$3 d="$NETDIR/$1"
+  mkdir -m 700 "$d"
+  cat > "$d/torrc" <<TORRC
+%include $NETDIR/torrc-include
+DataDirectory $d
+Log notice file $d/notice.log
+SafeLogging 0
+ShutdownWaitLength 0
+AvoidDiskWrites 1
+SocksPort 127.0.0.1:$socks
+# The guard to load: every circuit of this client starts there.
+EntryNodes $guard
+StrictNodes 1
+TORRC
+  launch "$name"
+}
+
+wait_bootstrapped () {
+  local log=$1 deadline=$2
+  until grep -q "Bootstrapped 100%" "$log" 2>/dev/null; do
+    [ "$(date +%s)" -lt "$deadline" ] || return 1
+    sleep 0.2
+  done
+}
+
+tornet_start () {
+  [ $# -ge 1 ] || tornet_usage
+  local dir=$1; shift
+  local seed=3 relays=$TORNET_RELAYS exits=$TORNET_EXITS sets=()
+  local cross_guards=$TORNET_CROSS_GUARDS cross_flows=$TORNET_CROSS_FLOWS
+  local file_mib=$TORNET_FILE_MIB call_guard=1 timeout=$DEFAULT_TIMEOUT
+  local shaper=$TORNET_ROOT/build/tools/donar-shaper
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --seed) seed=${2:?}; shift 2 ;;
+      --relays) relays=${2:?}; shift 2 ;;
+      --exits) exits=${2:?}; shift 2 ;;
+      --set) sets+=(--set "${2:?}"); shift 2 ;;
+      --cross-guards) cross_guards=${2:?}; shift 2 ;;
+      --cross-flows) cross_flows=${2:?}; shift 2 ;;
+      --file-mib) file_mib=${2:?}; shift 2 ;;
+      --no-call-guard) call_guard=0; shift ;;
+      --shaper) shaper=${2:?}; shift 2 ;;
+      --timeout) timeout=${2:?}; shift 2 ;;
+      *) tornet_usage ;;
+    esac
+  done
+  local t_start
+  t_start=$(now)
+  # The network's variables go to our stdout as they are.
+  cmd_start "$dir" --relays "$relays" --timeout "$timeout" --shaper "$shaper" \
+    --model "$seed" --exits "$exits" "${sets[@]}"
+  # From here on, a failure stops the whole network.
+  trap 'rc=$?; if [ $rc -ne 0 ]; then log "start failed"; print_log_tails; stop_network "$NETDIR"; fi' EXIT
+  trap 'exit 130' INT TERM
+
+  local guard guards=() name i
+  guard=$(primary_guard "$CONTROL_PORT" "$COOKIE")
+  [ -n "$guard" ] || die "the client has no guard"
+  # Loaded guards: the call's own (the client's), unless --no-call-guard,
+  # then relays that are neither exits nor the call's guard, in order.
+  if (( call_guard && cross_guards > 0 )); then guards+=("$guard"); fi
+  for i in $(seq 1 "$relays"); do
+    (( ${#guards[@]} < cross_guards )) || break
+    name=relay$i
+    [ "$name" = "$guard" ] && continue
+    [ -n "${EXIT_NODE[$name]:-}" ] && continue
+    guards+=("$name")
+  done
+  local socks_args=() deadline=$(( $(date +%s) + timeout ))
+  for i in "${!guards[@]}"; do
+    local port
+    port=$(free_port)
+    launch_cross_client "cross$(( i + 1 ))" "${guards[$i]}" "$port"
+    socks_args+=(--socks "$port:$cross_flows")
+  done
+  for i in "${!guards[@]}"; do
+    wait_bootstrapped "$NETDIR/cross$(( i + 1 ))/notice.log" "$deadline" \
+      || die "cross-traffic client cross$(( i + 1 )) not bootstrapped"
+  done
+  if [ ${#guards[@]} -gt 0 ]; then
+    mkdir "$NETDIR/cross"
+    (cd "$NETDIR/cross" && exec python3 "$TORNET_HERE/cross-traffic.py" \
+      --dir "$NETDIR/cross" --file-mib "$file_mib" "${socks_args[@]}" \
+      < /dev/null > stdout.log 2>&1) &
+    echo "cross-traffic $!" >> "$NETDIR/pids"
+    until [ -s "$NETDIR/cross/ready" ]; do
+      [ "$(date +%s)" -lt "$deadline" ] || die "cross traffic not started"
+      sleep 0.2
+    done
+  fi
+  log "$(elapsed_since "$t_start") s: call guard $guard; cross traffic: $cross_flows flows through each of ${guards[*]:-no guard}"
+  {
+    printf 'TOR_CALL_GUARD=%s\n' "$guard"
+    printf 'TOR_CROSS_GUARDS=%s\n' "$(IFS=,; echo "${guards[*]}")"
+    printf 'TOR_CROSS_DIR=%q\n' "$NETDIR/cross"
+  } | tee -a "$NETDIR/env"
+  trap - EXIT INT TERM
+}
+
+tornet_main () {
+  [ $# -ge 1 ] || tornet_usage
+  local cmd=$1; shift
+  case $cmd in
+    start) tornet_start "$@" ;;
+    stop) cmd_stop "$@" ;;
+    status) cmd_status "$@" ;;
+    *) tornet_usage ;;
+  esac
+}
+
+tornet_main "$@"
