@@ -1,9 +1,10 @@
 /* donar-shaper as a subprocess of a test, and its log parsed. */
 #include "shaper-process.h"
 
+#include "test-spawn.h"
+
 #include <glib/gstdio.h>
 #include <signal.h>
-#include "torsim-test-util.h"
 
 #define START_TIMEOUT_MS 10000
 
