@@ -89,6 +89,7 @@ main (int argc, char **argv)
   g_auto (GStrv) sets = NULL;
   gint calls = 1, links = 0, n1st = -1, n2nd = -1, window_ms = 2000;
   gint frame_ms = 40, frame_bytes = 172, redundancy = 1, oracle_sends = 1;
+  gint oracle_lag_ms = 0;
   gint jobs = 0, deadline_ms = 360, drop_after_ms = 1000, alarm_frames = 8;
   gdouble duration = 300, budget = 2.0;
   gint64 seed = 1;
@@ -136,6 +137,10 @@ main (int argc, char **argv)
         "scores: mean, local or remote (mean)", "M"},
     {"oracle-sends", 0, 0, G_OPTION_ARG_INT, &oracle_sends,
         "sends per frame of the oracle: 1 or 2 (1)", "N"},
+    {"oracle-lag-ms", 0, 0, G_OPTION_ARG_INT, &oracle_lag_ms,
+          "the oracle chooses by the delays of a send MS earlier: the best "
+          "an online policy could know, with news a one-way delay old (0)",
+        "MS"},
     {"deadline-ms", 0, 0, G_OPTION_ARG_INT, &deadline_ms,
         "one-way deadline of a frame (360)", "MS"},
     {"drop-after-ms", 0, 0, G_OPTION_ARG_INT, &drop_after_ms,
@@ -215,6 +220,8 @@ main (int argc, char **argv)
     ok = ok && fail ("--frame-bytes: 4 to 498 (the frame number takes 4)");
   if (s->oracle && oracle_sends != 1 && oracle_sends != 2)
     ok = ok && fail ("--oracle-sends: 1 or 2");
+  if (oracle_lag_ms < 0)
+    ok = ok && fail ("--oracle-lag-ms: 0 or more");
   if (!ok)
     return 2;
 
@@ -326,6 +333,7 @@ main (int argc, char **argv)
     s->peer_down_us = (gint64) (down * G_USEC_PER_SEC);
   }
   s->oracle_sends = oracle_sends;
+  s->oracle_lag_us = (gint64) oracle_lag_ms *1000;
   s->frame_bytes = frame_bytes;
   s->duration_us = (gint64) (duration * G_USEC_PER_SEC);
   s->seed = seed;
@@ -363,6 +371,7 @@ main (int argc, char **argv)
       s->oracle ? "oracle" : donar_policy_to_string (s->config.policy);
   info.security = donar_security_to_string (s->security);
   info.oracle_sends = s->oracle ? oracle_sends : 0;
+  info.oracle_lag_ms = s->oracle ? oracle_lag_ms : 0;
   info.calls = calls;
   info.duration_s = duration;
   info.seed = seed;

@@ -320,16 +320,24 @@ make_frame (guint8 * frame, gsize length, guint32 index)
 }
 
 /* The oracle: each frame on the `sends` links that will deliver it first,
- * known from the model's future; no protocol, no redundancy. */
+ * known from the model's future; no protocol, no redundancy.  With a lag,
+ * on the links that would have delivered it first had it been sent that
+ * much earlier: news of a link takes a one-way delay to come.  It still
+ * sees the queue behind its own frames at once, which no policy can: a
+ * bound that none beats. */
 static void
 oracle_send (Call * call, guint side, guint32 index)
 {
   gint64 arrival[DONAR_MAX_LINKS];
   guint sends = call->settings->oracle_sends;
+  gint64 seen = MAX (call->now - call->settings->oracle_lag_us, 0);
 
-  for (guint link = 0; link < call->n_links; link++)
+  for (guint link = 0; link < call->n_links; link++) {
     arrival[link] = call->up[link] ? donar_net_model_peek (call->net, link,
-        side, call->now, call->oracle_message_bytes) : -1;
+        side, seen, call->oracle_message_bytes) : -1;
+    if (arrival[link] >= 0)
+      arrival[link] -= seen;
+  }
   for (guint s = 0; s < sends; s++) {
     gint best = -1;
 

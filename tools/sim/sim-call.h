@@ -38,6 +38,7 @@ typedef struct
   guint paths;
   DonarPolicy policy;           /* or, for the oracle, the policy it bounds */
   guint oracle_sends;
+  gint64 oracle_lag_us;         /* the oracle's news is this old */
   DonarSecurity security;
   /* The link model's parameters (docs/netmodel.md) when net_params_set;
    * otherwise those of donar_net_model_params_init (security). */

@@ -122,6 +122,9 @@ sim_report (const SimRunInfo * info, const SimCallSummary * calls,
     if (info->oracle_sends)
       g_string_append_printf (out, "\"oracle_sends\": %u, ",
           info->oracle_sends);
+    if (info->oracle_lag_ms)
+      g_string_append_printf (out, "\"oracle_lag_ms\": %u, ",
+          info->oracle_lag_ms);
     g_string_append_printf (out, "\"successful_ratio\": %.4f, "
         "\"dropped_ratio\": %.4f, \"frame_loss_ratio\": %.6f, ",
         info->calls ? (gdouble) successful / info->calls : 0.0,

@@ -37,6 +37,7 @@ typedef struct
   const char *policy;
   const char *security;
   guint oracle_sends;
+  guint oracle_lag_ms;
   guint calls;
   gdouble duration_s;
   guint64 seed;

@@ -528,6 +528,54 @@ test_peer_restart (void)
   }
 }
 
+/* Link 0 takes 100 ms but a second from 2 s to 3 s; the others take
+ * 200 ms.  The oracle knows it at once: the 25 frames sent in that second
+ * go on another link (200 ms), every other frame in 100 ms.  Told it
+ * 100 ms late, it sends the frame of 2.00 s into the second of delay; the
+ * next two go elsewhere only because it sees that frame's queue (a policy
+ * would not: the lagged oracle is a bound), and so do those of 2.12 to
+ * 3.08 s, the last three while link 0 is fast again: 27 frames in 200 ms. */
+static void
+test_oracle_lag (void)
+{
+  static const gint64 lags_ms[] = { 0, 100 };
+  GError *error = NULL;
+  gchar *dir = write_traces ((const gint[12]) {
+        100, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200
+      }, 12);
+  gchar *link0 = g_build_filename (dir, "link0.csv", NULL);
+
+  g_file_set_contents (link0, "0,100\n2000,1000\n3000,100\n", -1, &error);
+  g_assert_no_error (error);
+  for (guint c = 0; c < G_N_ELEMENTS (lags_ms); c++) {
+    SimSettings s;
+    SimCallResult r;
+
+    settings_init (&s, DONAR_POLICY_ALTERNATE, 5);
+    s.oracle = TRUE;
+    s.oracle_sends = 1;
+    s.oracle_lag_us = lags_ms[c] * MS;
+    s.trace_dir = dir;
+    g_assert_true (sim_run_call (&s, 0, &r, &error));
+    g_assert_no_error (error);
+    for (guint d = 0; d < 2; d++)
+      for (guint f = 0; f < r.n_frames; f++) {
+        gint64 sent_ms = f * 40, expected = 100;
+
+        if (lags_ms[c] == 0 && sent_ms >= 2000 && sent_ms < 3000)
+          expected = 200;
+        if (lags_ms[c] == 100 && sent_ms == 2000)
+          expected = 1000;
+        if (lags_ms[c] == 100 && sent_ms > 2000 && sent_ms < 3120)
+          expected = 200;
+        g_assert_cmpint (r.latency_us[d][f], ==, expected * MS);
+      }
+    sim_call_result_clear (&r);
+  }
+  g_free (link0);
+  remove_traces (dir, 12);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -535,6 +583,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/constant-links", test_constant_links);
   g_test_add_func ("/sim/frame-log", test_frame_log);
   g_test_add_func ("/sim/cut", test_cut);
+  g_test_add_func ("/sim/oracle-lag", test_oracle_lag);
   g_test_add_func ("/sim/kill-link-every", test_kill_link_every);
   g_test_add_func ("/sim/guard-failure", test_guard_failure);
   g_test_add_func ("/sim/peer-restart", test_peer_restart);
