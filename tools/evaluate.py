@@ -636,6 +636,24 @@ FAULTS = (
 )
 
 
+# The oracles told of the links late (donar-sim --oracle-lag-ms), Default,
+# the longest calls, all the calls of the main table: what a policy could
+# reach at best, since news of a link is a one-way delay old when it comes
+# (100 to 250 ms on the bases seen on Tor).  Lag 0 is the main table's.
+NEWS_LAGS_MS = (50, 100, 150)
+
+
+def news_runs(plan):
+    length = plan.call_lengths[-1]
+    return {(oracle.key, lag):
+            SimRun(Policy(oracle.key, oracle.label,
+                          oracle.args + ('--oracle-lag-ms', str(lag)),
+                          oracle.links), SECURITIES[0], length.seconds,
+                   plan.calls, plan.seed, protocol_options(oracle),
+                   note=f'news {lag} ms old')
+            for oracle in (ORACLE_1, ORACLE_2) for lag in NEWS_LAGS_MS}
+
+
 def fault_runs(plan):
     length = plan.call_lengths[-1]
     return {(name, policy.key):
@@ -937,6 +955,40 @@ def section_budget(results, plan):
         table(['policy', 'cells/s', 'bytes/s', 'successful %', 'dropped %',
                'p99 ms'], rows), '',
         f'![successful calls against cells/s]({BUDGET_IMAGE})'])
+
+
+def section_news_age(results, news, plan):
+    length = plan.call_lengths[-1]
+    rows = []
+
+    def row(label, lag, report):
+        latency = report['latency_ms']
+        rows.append([label, lag, f'{report["cells_per_s"]:.2f}',
+                     pct(report['successful_ratio']),
+                     pct(report['dropped_ratio']), ms(latency['p50']),
+                     ms(latency['p99']), ms(latency['p999'])])
+
+    for oracle in (ORACLE_1, ORACLE_2):
+        row(oracle.label, '0',
+            results[(oracle.key, SECURITIES[0].key, length.key)])
+        for lag in NEWS_LAGS_MS:
+            row(oracle.label, str(lag), news[(oracle.key, lag)])
+    for policy in (ADAPTIVE_1, ADAPTIVE_2):
+        row(policy.label, 'a one-way delay or more',
+            results[(policy.key, SECURITIES[0].key, length.key)])
+    return '\n'.join([
+        '## What a policy could know', '',
+        f'{SECURITIES[0].label}, {plan.calls} calls of {length.label}, seed '
+        f'{plan.seed}. The oracle picks the links that deliver a frame '
+        'first; here it picks them by what a frame sent *lag* ms earlier '
+        'met (`donar-sim --policy oracle --oracle-lag-ms LAG`). News of a '
+        'link takes a one-way delay to come, 100 ms at least on the links '
+        'of the model, so no policy knows more than the oracle with a lag '
+        'of 100 ms; that oracle even sees at once the queue behind its own '
+        'frames. ADAPTIVE\'s rows are those of the tables above. p50 / p99 '
+        '/ p99.9 over the frames delivered.', '',
+        table(['policy', 'lag ms', 'cells/s', 'successful %', 'dropped %',
+               'p50 ms', 'p99 ms', 'p99.9 ms'], rows)])
 
 
 def section_faults(faults, plan):
@@ -1452,8 +1504,8 @@ def section_over_tor(out):
     return f'{OVER_TOR_BEGIN}\n{body}{OVER_TOR_END}'
 
 
-def render_page(plan, command, calibration, results, sweep, faults, speeds,
-                wall_s, cpu_s, notes, voice, voice_wall_s, out):
+def render_page(plan, command, calibration, results, sweep, faults, news,
+                speeds, wall_s, cpu_s, notes, voice, voice_wall_s, out):
     successful_diffs = compare(results, PAPER_SUCCESSFUL, 'successful_ratio',
                                'successful calls', plan)
     dropped_diffs = compare(results, PAPER_DROPPED, 'dropped_ratio',
@@ -1469,6 +1521,7 @@ def render_page(plan, command, calibration, results, sweep, faults, speeds,
         section_headline(results, successful_diffs, plan),
         section_details(results, successful_diffs, dropped_diffs, plan),
         section_budget(results, plan),
+        section_news_age(results, news, plan),
         section_faults(faults, plan),
         section_cdfs(plan),
         section_sweep(sweep, plan),
@@ -1585,14 +1638,16 @@ def main(argv):
         return
     started = time.monotonic()
     main_plan, sweep_plan = main_runs(plan), sweep_runs(plan)
-    fault_plan = fault_runs(plan)
-    log(f'{len(main_plan)} + {len(sweep_plan)} + {len(fault_plan)} donar-sim '
-        f'runs on {os.cpu_count()} cores' + (' (quick)' if plan.quick else ''))
+    fault_plan, news_plan = fault_runs(plan), news_runs(plan)
+    log(f'{len(main_plan)} + {len(sweep_plan)} + {len(fault_plan)} + '
+        f'{len(news_plan)} donar-sim runs on {os.cpu_count()} cores' +
+        (' (quick)' if plan.quick else ''))
     with tempfile.TemporaryDirectory(prefix='donar-evaluate-') as scratch:
         tools = snapshot_tools(args.build, scratch)
         calibration, reports = run_all(
             tools, list(main_plan.values()) + list(sweep_plan.values()) +
-            list(fault_plan.values()), plan.seed, plan.quick, scratch)
+            list(fault_plan.values()) + list(news_plan.values()), plan.seed,
+            plan.quick, scratch)
         voice_started = time.monotonic()
         voice = run_voice(tools, plan, scratch)
         voice_wall_s = time.monotonic() - voice_started
@@ -1600,6 +1655,7 @@ def main(argv):
     results = {key: reports[run] for key, run in main_plan.items()}
     sweep = {key: reports[run] for key, run in sweep_plan.items()}
     faults = {key: reports[run] for key, run in fault_plan.items()}
+    news = {key: reports[run] for key, run in news_plan.items()}
     cpu_s = sum(report['cpu_s'] for report in reports.values())
 
     os.makedirs(args.out, exist_ok=True)
@@ -1608,7 +1664,7 @@ def main(argv):
     page_path = os.path.join(args.out, 'evaluation.md')
     wall_s = time.monotonic() - started
     page = render_page(plan, reproducing_command(args), calibration, results,
-                       sweep, faults, speeds, wall_s, cpu_s,
+                       sweep, faults, news, speeds, wall_s, cpu_s,
                        read_notes(page_path), voice, voice_wall_s, args.out)
     write_atomically(page_path, page)
     log(f'wrote {page_path} in {duration_text(wall_s)}')
