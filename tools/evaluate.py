@@ -637,9 +637,10 @@ FAULTS = (
 
 
 # The oracles told of the links late (donar-sim --oracle-lag-ms), Default,
-# the longest calls, all the calls of the main table: what a policy could
-# reach at best, since news of a link is a one-way delay old when it comes
-# (100 to 250 ms on the bases seen on Tor).  Lag 0 is the main table's.
+# the longest calls, all the calls of the main table: the links a frame
+# would take with news as old as it is when it comes to a policy (a one-way
+# delay, 89 ms at the least on the model's links).  Lag 0 is the main
+# table's.
 NEWS_LAGS_MS = (50, 100, 150)
 
 

@@ -323,8 +323,8 @@ make_frame (guint8 * frame, gsize length, guint32 index)
  * known from the model's future; no protocol, no redundancy.  With a lag,
  * on the links that would have delivered it first had it been sent that
  * much earlier: news of a link takes a one-way delay to come.  It still
- * sees the queue behind its own frames at once, which no policy can: a
- * bound that none beats. */
+ * knows every link, and sees the queue behind its own frames at once,
+ * which no policy can. */
 static void
 oracle_send (Call * call, guint side, guint32 index)
 {

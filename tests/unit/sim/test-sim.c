@@ -533,8 +533,8 @@ test_peer_restart (void)
  * go on another link (200 ms), every other frame in 100 ms.  Told it
  * 100 ms late, it sends the frame of 2.00 s into the second of delay; the
  * next two go elsewhere only because it sees that frame's queue (a policy
- * would not: the lagged oracle is a bound), and so do those of 2.12 to
- * 3.08 s, the last three while link 0 is fast again: 27 frames in 200 ms. */
+ * would not), and so do those of 2.12 to 3.08 s, the last three while
+ * link 0 is fast again: 27 frames in 200 ms. */
 static void
 test_oracle_lag (void)
 {
