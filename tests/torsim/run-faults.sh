@@ -396,6 +396,8 @@ check(caller_d["frames_received"] >= 300,
       "caller d: only %d frames received: the call did not go on" % caller_d["frames_received"])
 # Once the links dialed again carry frames, the frozen ones the scheduler no
 # longer uses (whose queues never fill) are closed as silent.
+print("caller d: %d links closed as silent, %d stalls" %
+      (caller_d["silences"], caller_d["stalls"]), file=sys.stderr)
 check(caller_d["silences"] >= 1,
       "caller d: no frozen link closed as silent (%d stalls)" % caller_d["stalls"])
 
