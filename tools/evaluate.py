@@ -962,6 +962,9 @@ def section_news_age(results, news, plan):
     length = plan.call_lengths[-1]
     rows = []
 
+    def main_row(policy):
+        return results[(policy.key, SECURITIES[0].key, length.key)]
+
     def row(label, lag, report):
         latency = report['latency_ms']
         rows.append([label, lag, f'{report["cells_per_s"]:.2f}',
@@ -970,15 +973,13 @@ def section_news_age(results, news, plan):
                      ms(latency['p99']), ms(latency['p999'])])
 
     for oracle in (ORACLE_1, ORACLE_2):
-        row(oracle.label, '0',
-            results[(oracle.key, SECURITIES[0].key, length.key)])
+        row(oracle.label, '0', main_row(oracle))
         for lag in NEWS_LAGS_MS:
             row(oracle.label, str(lag), news[(oracle.key, lag)])
-    oracle_1 = results[(ORACLE_1.key, SECURITIES[0].key, length.key)]
-    fastest_ms = min(oracle_1['histogram'], default=None)
     for policy in (ADAPTIVE_1, ADAPTIVE_2):
-        row(policy.label, 'a one-way delay or more',
-            results[(policy.key, SECURITIES[0].key, length.key)])
+        row(policy.label, 'a one-way delay or more', main_row(policy))
+    oracle_1 = main_row(ORACLE_1)
+    fastest_ms = min(oracle_1['histogram'], default=None)
     return '\n'.join([
         '## What a policy could know', '',
         f'{SECURITIES[0].label}, {plan.calls} calls of {length.label}, seed '

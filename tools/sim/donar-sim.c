@@ -138,8 +138,8 @@ main (int argc, char **argv)
     {"oracle-sends", 0, 0, G_OPTION_ARG_INT, &oracle_sends,
         "sends per frame of the oracle: 1 or 2 (1)", "N"},
     {"oracle-lag-ms", 0, 0, G_OPTION_ARG_INT, &oracle_lag_ms,
-          "the oracle chooses by the delays of a send MS earlier: the best "
-          "an online policy could know, with news a one-way delay old (0)",
+          "the oracle chooses by the delays of a send MS earlier, as a "
+          "policy whose news of a link is a one-way delay old (0)",
         "MS"},
     {"deadline-ms", 0, 0, G_OPTION_ARG_INT, &deadline_ms,
         "one-way deadline of a frame (360)", "MS"},
