@@ -28,9 +28,14 @@
 #define MAX_CREDIT 25.0
 
 void
-donar_adaptive_init (DonarAdaptive * adaptive, gdouble budget)
+donar_adaptive_init (DonarAdaptive * adaptive, gdouble budget,
+    gint64 deadline_us)
 {
   adaptive->budget = budget;
+  adaptive->deadline_us = deadline_us;
+  adaptive->over_bound = adaptive->in_time = 0;
+  adaptive->no_link_in_time = FALSE;
+  adaptive->stalled_frames = adaptive->stalls = adaptive->sends_withheld = 0;
   adaptive->credit = 0;
   adaptive->last_was_probe = FALSE;
   adaptive->frames_since_probe = 0;
@@ -79,6 +84,15 @@ static void
 predict (DonarAdaptive * adaptive, const DonarLinkView * view, guint link,
     gint64 prior, gint64 now, Prediction * p)
 {
+  if (adaptive->over_bound & (1u << link)) {
+    /* Only a probe goes on it, when its turn comes as the link known of
+     * the longest: what it holds already will be late. */
+    p->stale = p->unsure = TRUE;
+    p->fresh = adaptive->probed_us[link];
+    p->predicted = G_MAXINT64 / 4;
+    return;
+  }
+
   gint64 fresh = view->fresh, floor = view->floor;
   gint64 known = view->predicted;
   gint64 excess = view->excess;
@@ -166,6 +180,71 @@ best_link (guint32 up, const DonarPaths * paths, const Prediction * p,
   return best;
 }
 
+gint64
+donar_adaptive_bound (const DonarAdaptive * adaptive,
+    const DonarDelays * delays)
+{
+  gint64 round_trip = donar_delays_least_round_trip (delays);
+
+  if (round_trip == DONAR_DELAY_UNKNOWN)
+    return G_MAXINT64;
+  /* The excess counts from the least round trip, half of which is the way
+   * there: a frame that far behind has been on its way for more than the
+   * deadline.  Never less than a frame period, the excess's own grain. */
+  return MAX (adaptive->deadline_us - round_trip / 2, delays->frame_period_us);
+}
+
+/* Which links are over their bound, and which the peer lately said
+ * delivered our frames (within a deadline, and not over it). */
+static void
+classify (DonarAdaptive * adaptive, const DonarDelays * delays,
+    const DonarLinkView * views, guint32 up, gint64 now)
+{
+  gint64 bound = donar_adaptive_bound (adaptive, delays);
+
+  adaptive->over_bound = adaptive->in_time = 0;
+  for (guint32 rest = up; rest; rest &= rest - 1) {
+    guint link = __builtin_ctz (rest);
+
+    if (views[link].excess > bound)
+      adaptive->over_bound |= 1u << link;
+    else if (views[link].acked != G_MININT64 &&
+        now - views[link].acked <= adaptive->deadline_us)
+      adaptive->in_time |= 1u << link;
+  }
+}
+
+/* No link is known to deliver in time: each frame goes once, on the link
+ * sent on the longest ago (off the previous frame's links if it can), so
+ * that the first to recover is found within a round of the links, and no
+ * link takes more than one frame a round.  Nothing piles up in Tor. */
+static guint
+pick_stalled (DonarAdaptive * adaptive, const DonarGroups * groups,
+    guint32 up, const guint * prev, guint n_prev, gint64 now, guint * links)
+{
+  guint32 candidates = up;
+  gint oldest = -1;
+
+  for (guint k = 0; k < n_prev; k++)
+    candidates &= ~(1u << prev[k]);
+  if (candidates == 0)
+    candidates = up;
+  for (; candidates; candidates &= candidates - 1) {
+    guint link = __builtin_ctz (candidates);
+
+    if (oldest < 0 || groups->last_used[link] < groups->last_used[oldest])
+      oldest = link;
+  }
+  if (!adaptive->no_link_in_time)
+    adaptive->stalls++;
+  adaptive->no_link_in_time = TRUE;
+  adaptive->stalled_frames++;
+  adaptive->last_was_probe = TRUE;
+  adaptive->probed_us[oldest] = now;
+  links[0] = oldest;
+  return 1;
+}
+
 guint
 donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
     const DonarGroups * groups, const DonarPaths * paths, const guint * prev,
@@ -184,6 +263,15 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
     if (groups->up[link])
       up |= 1u << link;
   donar_delays_views (delays, up, now, views);
+  classify (adaptive, delays, views, up, now);
+  adaptive->sends_withheld += __builtin_popcount (adaptive->over_bound);
+  adaptive->credit = MIN (adaptive->credit + adaptive->budget - 1.0,
+      MAX_CREDIT);
+  if (up == 0)
+    return 0;
+  if (adaptive->in_time == 0 && adaptive->over_bound != 0)
+    return pick_stalled (adaptive, groups, up, prev, n_prev, now, links);
+  adaptive->no_link_in_time = FALSE;
   /* The floors change seldom (a new least delay, a new bucket): the
    * median of the last frame stands while they and the links up do not. */
   if (!adaptive->prior_known || up != adaptive->prior_up ||
@@ -203,10 +291,9 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
         p[link].predicted += AFTER_PROBE_PENALTY_US;
     }
 
-  adaptive->credit = MIN (adaptive->credit + adaptive->budget - 1.0,
-      MAX_CREDIT);
-  /* The previous frame's copy rides with this one: on a path of its own. */
-  first = best_link (up, paths, p, prev, n_prev, -1);
+  /* The previous frame's copy rides with this one: on a path of its own.
+   * A link over its bound takes nothing but its probes. */
+  first = best_link (up & ~adaptive->over_bound, paths, p, prev, n_prev, -1);
   if (++adaptive->frames_since_probe >= PROBE_EVERY_FRAMES &&
       !adaptive->last_was_probe && first >= 0 && !p[first].stale) {
     gint stalest = stalest_link (groups, p, prev, n_prev);
@@ -221,7 +308,7 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
   links[n++] = first;
   if (adaptive->credit >= 1.0 && (p[first].unsure ||
           adaptive->credit >= MAX_CREDIT)) {
-    second = best_link (up, paths, p, links, 1, first);
+    second = best_link (up & ~adaptive->over_bound, paths, p, links, 1, first);
     if (second >= 0) {
       links[n++] = second;
       adaptive->credit -= 1.0;

@@ -30,9 +30,21 @@ typedef struct
   gint64 prior;
   guint32 prior_up;
   guint64 prior_floor_changes;
+  /* The bound on what is in flight: a frame later than deadline_us is
+   * worth nothing. */
+  gint64 deadline_us;
+  /* The links over their bound at the last frame (a mask), those known to
+   * deliver in time, and whether none was. */
+  guint32 over_bound;
+  guint32 in_time;
+  gboolean no_link_in_time;
+  guint64 stalled_frames;
+  guint64 stalls;
+  guint64 sends_withheld;
 } DonarAdaptive;
 
-void donar_adaptive_init (DonarAdaptive * adaptive, gdouble budget);
+void donar_adaptive_init (DonarAdaptive * adaptive, gdouble budget,
+    gint64 deadline_us);
 
 /* Fills links[] (at most 2) for the frame handed over at now, whose
  * predecessor went on prev[0 .. n_prev). */
@@ -40,6 +52,13 @@ guint donar_adaptive_pick (DonarAdaptive * adaptive,
     const DonarDelays * delays, const DonarGroups * groups,
     const DonarPaths * paths, const guint * prev, guint n_prev, gint64 now,
     guint * links);
+
+/* The most our frames in flight on a link may have been delayed beyond
+ * the least round trip (donar_delays_in_flight_excess) before the link is
+ * over its bound: the oldest of them has then missed the deadline.
+ * G_MAXINT64 while no round trip is known (no acknowledgement yet). */
+gint64 donar_adaptive_bound (const DonarAdaptive * adaptive,
+    const DonarDelays * delays);
 
 G_END_DECLS
 

@@ -24,6 +24,7 @@ donar_config_init (DonarConfig * config)
   config->alarm_frames = 8;
   config->seed = 0;
   config->budget = 2.0;
+  config->deadline_us = 360 * 1000;
 }
 
 guint
@@ -57,7 +58,7 @@ donar_config_validate (const DonarConfig * config)
   if (config->n_1st < 1 || config->n_1st + config->n_2nd > config->n_links)
     return DONAR_ERROR_INVALID_ARGUMENT;
   if (config->window_us <= 0 || config->frame_period_us <= 0 ||
-      config->max_piggyback_age_us < 0)
+      config->max_piggyback_age_us < 0 || config->deadline_us <= 0)
     return DONAR_ERROR_INVALID_ARGUMENT;
   if (config->redundancy > DONAR_MAX_REDUNDANCY)
     return DONAR_ERROR_INVALID_ARGUMENT;

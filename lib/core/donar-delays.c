@@ -52,6 +52,7 @@ donar_delays_reset_link (DonarDelays * delays, guint link, gint64 now)
   l->floor_us[0] = l->floor_us[1] = G_MAXINT64;
   delays->floor_changes++;
   l->round_trip_us[0] = l->round_trip_us[1] = G_MAXINT64;
+  l->acked_us = G_MININT64;
   update_least_round_trip (delays);
 }
 
@@ -268,6 +269,7 @@ donar_delays_on_acks (DonarDelays * delays, guint32 ack,
       }
       l->first = (l->first + 1) % DONAR_DELAY_IN_FLIGHT;
       l->n_in_flight--;
+      l->acked_us = now;
     }
   }
 }
@@ -458,5 +460,6 @@ donar_delays_views (const DonarDelays * delays, guint32 links, gint64 now,
     view->floor = floor_of (delays, link);
     view->predicted = predict (delays, link, now, &view->fresh);
     view->excess = excess_from (delays, link, base);
+    view->acked = delays->links[link].acked_us;
   }
 }

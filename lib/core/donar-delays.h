@@ -56,6 +56,9 @@ typedef struct
    * a ring, oldest first. */
   DonarSend in_flight[DONAR_DELAY_IN_FLIGHT];
   guint first, n_in_flight;
+  /* When the peer last said that frames of ours came out of the link;
+   * G_MININT64: not since it opened. */
+  gint64 acked_us;
   /* The least time from sending a frame on the link to the peer's word
    * that it came: one way, the peer's wait for its next message, and the
    * way back. */
@@ -160,6 +163,7 @@ typedef struct
   gint64 predicted;
   gint64 fresh;
   gint64 excess;
+  gint64 acked;                 /* acked_us */
 } DonarLinkView;
 
 void donar_delays_views (const DonarDelays * delays, guint32 links,

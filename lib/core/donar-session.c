@@ -60,7 +60,7 @@ donar_session_new (const DonarConfig * config, DonarRole role,
   donar_groups_init (&session->groups, config->n_links, config->n_1st,
       config->n_2nd, session->rand);
   donar_scheduler_init (&session->scheduler, config->policy);
-  donar_adaptive_init (&session->adaptive, config->budget);
+  donar_adaptive_init (&session->adaptive, config->budget, config->deadline_us);
   donar_delays_init (&session->delays, config->n_links,
       config->frame_period_us, now);
   donar_paths_init (&session->paths, config->n_links);
@@ -657,6 +657,10 @@ donar_session_get_stats (const DonarSession * session,
     DonarSessionStats * stats)
 {
   *stats = session->stats;
+  stats->no_link_in_time = session->adaptive.no_link_in_time;
+  stats->stalled_frames = session->adaptive.stalled_frames;
+  stats->stalls = session->adaptive.stalls;
+  stats->sends_withheld = session->adaptive.sends_withheld;
 }
 
 gboolean
@@ -699,6 +703,19 @@ donar_session_get_link_stats (const DonarSession * session, guint link,
   stats->silent_frames = donar_monitor_silent_frames (&session->monitor,
       &session->receiver, link);
   return TRUE;
+}
+
+gint64
+donar_session_get_link_lateness (const DonarSession * session, guint link,
+    gint64 now)
+{
+  const DonarAdaptive *adaptive = &session->adaptive;
+
+  if (link >= session->config.n_links ||
+      session->config.policy != DONAR_POLICY_ADAPTIVE ||
+      (adaptive->in_time & ~(1u << link)) == 0)
+    return 0;
+  return donar_delays_in_flight_excess (&session->delays, link, now);
 }
 
 gint64

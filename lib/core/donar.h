@@ -106,6 +106,10 @@ typedef struct
   /* ADAPTIVE: messages a frame on average, 1.0 (ALTERNATE's cells/s) to
    * 2.0 (DOUBLE-SEND's). */
   gdouble budget;
+  /* One-way deadline of a frame, 360 ms (seed 000, Table 1: 400 ms mouth
+   * to ear less a frame).  A frame later than this is worth nothing, so
+   * ADAPTIVE keeps no more in flight on a link than can still make it. */
+  gint64 deadline_us;
 } DonarConfig;
 
 void donar_config_init (DonarConfig * config);
@@ -176,6 +180,15 @@ typedef struct
   guint64 bytes_sent;
   guint64 windows;
   guint64 alarms;               /* links taken out before the window's end */
+  /* ADAPTIVE's bound on what is in flight (docs/protocol.md): whether no
+   * link is known to deliver in time now; the frames handed over while
+   * none was, each sent once as a probe; how often the call entered that
+   * state; and for each frame, one for every link over its bound (kept
+   * off it). */
+  gboolean no_link_in_time;
+  guint64 stalled_frames;
+  guint64 stalls;
+  guint64 sends_withheld;
 } DonarSessionStats;
 
 typedef struct _DonarSession DonarSession;
@@ -260,6 +273,15 @@ gboolean donar_session_get_link_stats (const DonarSession * session,
  * on other links since the first lost one (at Tframe each) and the time
  * since we learned of it.  0 while the link keeps up. */
 gint64 donar_session_get_link_silence (const DonarSession * session,
+    guint link, gint64 now);
+/* How late our own frames on the link are, in µs, while another link
+ * delivers ours in time (ADAPTIVE): the time by which the oldest of them
+ * that the peer has not acknowledged is overdue beyond the least round
+ * trip.  A circuit that hangs while the call goes on elsewhere, seen from
+ * the sending side, whether or not the peer sends on it.  0 otherwise,
+ * and always 0 while no link is in time: a stall of every link is waited
+ * out, not redialed link by link. */
+gint64 donar_session_get_link_lateness (const DonarSession * session,
     guint link, gint64 now);
 const DonarConfig *donar_session_get_config (const DonarSession * session);
 

@@ -409,10 +409,20 @@ void
 donar_link_check_silence (DonarLink * link, gint64 now)
 {
   DonarLinkEngine *engine = link->engine;
-  gint64 silent_us;
+  gint64 silent_us, late_us;
 
   if (link->state != DONAR_LINK_OPEN)
     return;
+  late_us = donar_session_get_link_lateness (engine->session, link->index, now);
+  if (late_us >= engine->settings.stall_timeout_us) {
+    /* Seen from our side: what it holds would take longer to come than a
+     * new circuit takes to build, while other links deliver. */
+    engine->stalls++;
+    donar_link_close (link, now, "stalled: our frames on it %"
+        G_GINT64_FORMAT " ms overdue while other links deliver",
+        late_us / 1000);
+    return;
+  }
   silent_us = donar_session_get_link_silence (engine->session, link->index,
       now);
   if (silent_us < engine->settings.silence_timeout_us)

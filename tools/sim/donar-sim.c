@@ -339,6 +339,7 @@ main (int argc, char **argv)
   s->seed = seed;
   s->trace_dir = trace;
   s->deadline_us = (gint64) deadline_ms *1000;
+  s->config.deadline_us = s->deadline_us;
   s->drop_after_us = drop_after_ms > 0 ? (gint64) drop_after_ms *1000 :
       G_MAXINT64;
 

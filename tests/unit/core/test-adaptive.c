@@ -39,7 +39,7 @@ test_copies_share_no_relay (void)
   g_assert_true (donar_paths_share (&paths, 0, 1));
   g_assert_false (donar_paths_share (&paths, 1, 2));
   donar_delays_init (&delays, 4, PERIOD, 0);
-  donar_adaptive_init (&adaptive, 2.0);
+  donar_adaptive_init (&adaptive, 2.0, 360 * MS);
 
   for (guint f = 0; f < 28; f++) {
     guint32 peer_ms = 1000 + 40 * f;
