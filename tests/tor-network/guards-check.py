@@ -5,6 +5,11 @@ not one (docs/security.md, "Number of guards").
 
     guards-check.py --caller-tmp DIR --callee-tmp DIR --onion HOST
         --links N [--guards G] [--timeout S]
+    guards-check.py --config PORT COOKIE
+
+The second form prints a running tor's NumEntryGuards and NumPrimaryGuards
+(config-text; "unset" when not set), for the check of what a call does to
+a tor it was given.
 
 DIR is the TMPDIR the donar-call ran with: its tor's data directory,
 donar-tor-XXXXXX, holds control-port and control_auth_cookie.
@@ -76,14 +81,25 @@ def first_hops(name, lines):
     return counts
 
 
-def config_guards(ctl):
+def config_guards(ctl, key="NumEntryGuards"):
     for line in ctl.getinfo("config-text").splitlines():
-        if line.startswith("NumEntryGuards "):
+        if line.startswith(key + " "):
             return line.split()[1]
     return "unset"
 
 
+def print_config(port, cookie):
+    ctl = check_onion.Control(int(port), timeout=10)
+    check_onion.authenticate(ctl, cookie)
+    print("NumEntryGuards=%s NumPrimaryGuards=%s"
+          % (config_guards(ctl), config_guards(ctl, "NumPrimaryGuards")))
+    ctl.close()
+    return 0
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--config":
+        return print_config(sys.argv[2], sys.argv[3])
     p = argparse.ArgumentParser()
     p.add_argument("--caller-tmp", required=True)
     p.add_argument("--callee-tmp", required=True)
