@@ -27,6 +27,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_donar_call_debug);
 #define DEFAULT_REDUNDANCY 1
 #define DEFAULT_SECURITY DONAR_TOR_SECURITY_DEFAULT
 #define DEFAULT_PEER_TIMEOUT 60
+#define DEFAULT_GUARDS DONAR_CALL_DEFAULT_GUARDS
 /* How long a hang-up waits for the BYE to leave: at once on a link that
  * takes writes; a stalled one is not worth more. */
 #define HANG_UP_FLUSH_US G_USEC_PER_SEC
@@ -241,6 +242,15 @@ gst_donar_call_install_properties (GObjectClass * klass, guint first)
           "authorized_clients) reach the onion; each dials with its secret "
           "key in the address (&auth=); empty: anyone with the address",
           NULL, flags));
+  g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_GUARDS,
+      g_param_spec_uint ("guards", "Entry guards",
+          "The entry guards the call's tor spreads its circuits over "
+          "(NumEntryGuards; seed 000's Default: 2; more: faster links, a "
+          "larger chance that one is hostile, docs/security.md); 0: tor's "
+          "own setting (one guard).  A tor we launch gets it in its torrc; "
+          "a running tor (tor-control) is changed only if this is set, for "
+          "the call, with a warning if it refuses; left unset, a warning if "
+          "it has fewer", 0, DONAR_CALL_MAX_GUARDS, DEFAULT_GUARDS, flags));
 }
 
 void
@@ -269,6 +279,7 @@ gst_donar_call_client_init (GstDonarCallClient * client, GstElement * element)
   s->redundancy = DEFAULT_REDUNDANCY;
   s->security = DEFAULT_SECURITY;
   s->peer_timeout = DEFAULT_PEER_TIMEOUT;
+  s->guards = DEFAULT_GUARDS;
   client->counters = gst_structure_new_empty ("counters");
   g_mutex_init (&client->stats_lock);
   g_cond_init (&client->stats_cond);
@@ -379,6 +390,10 @@ gst_donar_call_client_set_property (GstDonarCallClient * client,
     case GST_DONAR_CALL_PROP_TOR_SOCKS_PATH:
       set_string (&s->tor_socks_path, value);
       break;
+    case GST_DONAR_CALL_PROP_GUARDS:
+      s->guards = g_value_get_uint (value);
+      s->guards_set = TRUE;
+      break;
     default:
       GST_OBJECT_UNLOCK (client->element);
       return FALSE;
@@ -458,6 +473,9 @@ gst_donar_call_client_get_property (GstDonarCallClient * client,
       break;
     case GST_DONAR_CALL_PROP_TOR_SOCKS_PATH:
       g_value_set_string (value, s->tor_socks_path);
+      break;
+    case GST_DONAR_CALL_PROP_GUARDS:
+      g_value_set_uint (value, s->guards);
       break;
     default:
       GST_OBJECT_UNLOCK (client->element);
@@ -689,23 +707,37 @@ on_event (const DonarLinkEvent * event, gpointer user_data)
   g_mutex_unlock (&call->lock);
 }
 
+/* A warning from every element of the call (lib/call's threads). */
+static void
+warn_clients (GstDonarCall * call, GstResourceError code, const gchar * text,
+    const gchar * debug)
+{
+  g_mutex_lock (&call->lock);
+  for (GList * l = call->clients; l; l = l->next)
+    gst_element_message_full (((GstDonarCallClient *) l->data)->element,
+        GST_MESSAGE_WARNING, GST_RESOURCE_ERROR, code, g_strdup (text),
+        g_strdup (debug), __FILE__, GST_FUNCTION, __LINE__);
+  g_mutex_unlock (&call->lock);
+}
+
 /* On lib/call's watch thread: tor's control connection is gone (tor
  * stopped, or the port closed).  The links open now go on, so a warning;
  * the error comes if no link is left. */
 static void
 on_tor_lost (const GError * error, gpointer user_data)
 {
-  GstDonarCall *call = user_data;
+  warn_clients (user_data, GST_RESOURCE_ERROR_READ,
+      "Lost tor's control port: the call goes on over the open links.",
+      error->message);
+}
 
-  g_mutex_lock (&call->lock);
-  for (GList * l = call->clients; l; l = l->next) {
-    GstElement *element = ((GstDonarCallClient *) l->data)->element;
-
-    GST_ELEMENT_WARNING (element, RESOURCE, READ,
-        ("Lost tor's control port: the call goes on over the open links."),
-        ("%s", error->message));
-  }
-  g_mutex_unlock (&call->lock);
+/* On the setup thread: a running tor's guards, not as the call would have
+ * them (lib/call says what and why); the call goes on. */
+static void
+on_warning (const gchar * message, gpointer user_data)
+{
+  warn_clients (user_data, GST_RESOURCE_ERROR_SETTINGS,
+      "The running tor's entry guards are not the call's.", message);
 }
 
 static gpointer
@@ -737,6 +769,7 @@ fill_options (GstDonarCall * call, const GstDonarCallSettings * s,
 
   donar_call_options_init (o, callee ? DONAR_ROLE_CALLEE : DONAR_ROLE_CALLER);
   o->on_tor_lost = on_tor_lost;
+  o->on_warning = on_warning;
   if (s->callee && s->address[0] != '\0') {
     g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
         "callee is set and so is an address to dial: choose one");
@@ -759,6 +792,8 @@ fill_options (GstDonarCall * call, const GstDonarCallSettings * s,
     return FALSE;
   o->tor_socks_port = (guint16) s->tor_socks;
   o->security = s->security;
+  o->num_entry_guards = s->guards;
+  o->guards_explicit = s->guards_set;
   o->client_auth = s->client_auth;
   if (callee && s->key_file[0] != '\0') {
     call->key_file = g_strdup (s->key_file);

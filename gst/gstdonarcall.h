@@ -41,6 +41,10 @@ typedef struct
   gchar *key_file;              /* callee, a lasting address; "": none */
   gchar *client_auth_dir;       /* callee, its contacts; "": none */
   gchar *tor_socks_path;        /* caller; "": none */
+  guint guards;
+  /* guards was set, if only to its default: a running tor's guards are
+   * changed only then (DonarCallOptions.guards_explicit). */
+  gboolean guards_set;
 } GstDonarCallSettings;
 
 typedef struct _GstDonarCall GstDonarCall;
@@ -102,6 +106,7 @@ enum
   GST_DONAR_CALL_PROP_KEY_FILE,
   GST_DONAR_CALL_PROP_CLIENT_AUTH_DIR,
   GST_DONAR_CALL_PROP_TOR_SOCKS_PATH,
+  GST_DONAR_CALL_PROP_GUARDS,
   GST_DONAR_CALL_N_PROPS,
 };
 

@@ -2,6 +2,7 @@
 #include "donar-call.h"
 #include "donar-call-lasting.h"
 #include "donar-call-paths.h"
+#include "donar-call-tor-control.h"
 #include "donar-client-auth.h"
 #include "donar-secret.h"
 #include "donar-tor-unix.h"
@@ -23,6 +24,8 @@ struct _DonarCall
   DonarTorControl *control;
   gchar *service_id;
   gboolean single_onion;        /* configured, not ADD_ONION */
+  /* A running tor's guards, as they were before the call set them. */
+  DonarCallGuardsUndo guards_undo;
   /* Caller: the onion whose client key we gave tor, removed at the end. */
   gchar *client_auth_service_id;
   gchar *address;
@@ -52,6 +55,7 @@ donar_call_options_init (DonarCallOptions * options, DonarRole role)
   options->role = role;
   options->transport = DONAR_CALL_TRANSPORT_TOR;
   options->security = DONAR_TOR_SECURITY_DEFAULT;
+  options->num_entry_guards = DONAR_CALL_DEFAULT_GUARDS;
   options->virtual_port = 5004;
   options->setup_timeout_ms = 120 * 1000;
   donar_link_engine_settings_init (&options->engine, role);
@@ -110,6 +114,10 @@ open_tor (DonarCall * call, const DonarCallOptions * options,
             cancellable, error))
       return FALSE;
     call->control_port = options->tor_control_port;
+    donar_call_guards_apply (call->control, options, &call->guards_undo,
+        options->on_warning, user_data, deadline, cancellable);
+    if (call->guards_undo.n > 0)
+      report (progress, user_data, "tor's entry guards set for the call", -1);
   } else {
     DonarTorLauncherOptions launch;
     Relay relay = { progress, user_data };
@@ -337,12 +345,14 @@ check_socket_path (const gchar * what, const gchar * path, GError ** error)
   return FALSE;
 }
 
-/* Where tor is: a port or a socket, not both. */
+/* The guards in range; where tor is: a port or a socket, not both. */
 static gboolean
 check_tor_options (const DonarCallOptions * options, GError ** error)
 {
   const gchar *both = NULL;
 
+  if (!donar_call_check_guards (options->num_entry_guards, error))
+    return FALSE;
   if (options->tor_control_port && options->tor_control_path)
     both = "tor's control port and control socket";
   else if (options->tor_socks_port && options->tor_socks_path)
@@ -660,6 +670,8 @@ donar_call_free (DonarCall * call)
     donar_tor_control_onion_client_auth_remove (call->control,
         call->client_auth_service_id, donar_tor_control_deadline (5000), NULL,
         NULL);
+  donar_call_guards_undo (call->control, &call->guards_undo,
+      donar_tor_control_deadline (5000));
   donar_tor_control_free (call->control);
   donar_tor_launcher_free (call->launcher);
   g_free (call->service_id);

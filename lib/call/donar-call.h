@@ -41,6 +41,20 @@ typedef enum
  * not block nor free the call. */
 typedef void (*DonarCallTorLostFunc) (const GError * error, gpointer user_data);
 
+/* Called in donar_call_start ()'s thread for what the user should know
+ * but that does not stop the call (a running tor's guards). */
+typedef void (*DonarCallWarningFunc) (const gchar * message,
+    gpointer user_data);
+
+/* The guards of seed 000's Default configuration (section 5, footnote 7):
+ * two per client, where tor 0.4.9 has one. */
+#define DONAR_CALL_DEFAULT_GUARDS 2
+/* The most guards a call may ask for: as many as a call's links (12),
+ * where latency is best (seed 000, Fig. 11), while each guard more adds
+ * about as much again to the chance that one is hostile
+ * (docs/security.md). */
+#define DONAR_CALL_MAX_GUARDS 12
+
 typedef enum
 {
   /* Tor's own SocksPort and ControlPort (or a tor we launch). */
@@ -68,9 +82,20 @@ typedef struct
    * NULL: none.  Asked, tor gives it when it has no SocksPort on
    * 127.0.0.1. */
   const gchar *tor_socks_path;
+  /* The entry guards the call's tor spreads its circuits over,
+   * 0 to DONAR_CALL_MAX_GUARDS (DONAR_CALL_DEFAULT_GUARDS):
+   * NumEntryGuards, and NumPrimaryGuards beyond tor's 3.  A tor we launch
+   * gets it in its torrc; 0 keeps tor's own setting (one guard).  A
+   * running tor serves others too: see guards_explicit. */
+  guint num_entry_guards;
+  /* For a running tor (tor_control_port or tor_control_path).  TRUE (the
+   * user asked for num_entry_guards): SETCONF it for the call and put
+   * tor's earlier values back at its end; if tor refuses, a warning and
+   * the call goes on.  FALSE: tor's setting is left alone, with a warning
+   * when it has fewer guards than num_entry_guards. */
+  gboolean guards_explicit;
   /* For a tor we launch. */
   DonarTorSecurity security;
-  guint num_entry_guards;
   const gchar *const *extra_torrc_lines;
   const gchar *tor_binary;
   /* Callee: the port callers dial on the onion. */
@@ -99,15 +124,17 @@ typedef struct
   DonarLinkEngineSettings engine;
   /* Or NULL; given donar_call_start ()'s user_data. */
   DonarCallTorLostFunc on_tor_lost;
+  /* Or NULL; given donar_call_start ()'s user_data. */
+  DonarCallWarningFunc on_warning;
 } DonarCallOptions;
 
 void donar_call_options_init (DonarCallOptions * options, DonarRole role);
 void donar_call_options_clear (DonarCallOptions * options);
-/* What donar_call_start () would refuse before any I/O with tor (a
- * caller without an address, or with one that is malformed or unfit for
- * the transport; a callee's key file or contacts directory that cannot be
- * used), said at once: an element fails its state change with it rather than
- * from its setup thread. */
+/* What donar_call_start () would refuse before any I/O with tor (guards
+ * out of range, a caller without an address, or with one that is
+ * malformed or unfit for the transport; a callee's key file or contacts
+ * directory that cannot be used), said at once: an element fails its
+ * state change with it rather than from its setup thread. */
 gboolean donar_call_options_check (const DonarCallOptions * options,
     GError ** error);
 

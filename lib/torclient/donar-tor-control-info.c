@@ -47,11 +47,21 @@ donar_tor_control_setconf (DonarTorControl * self, const gchar * key,
     GError ** error)
 {
   const DonarTorctlConfEntry entry = { key, value };
+
+  return donar_tor_control_setconf_entries (self, &entry, 1, deadline,
+      cancellable, error);
+}
+
+gboolean
+donar_tor_control_setconf_entries (DonarTorControl * self,
+    const DonarTorctlConfEntry * entries, guint n_entries, gint64 deadline,
+    GCancellable * cancellable, GError ** error)
+{
   g_autoptr (GString) command = g_string_new (NULL);
 
   return donar_tor_control_run_command (self,
-      donar_torctl_command_setconf (command, &entry, 1), "SETCONF", command,
-      deadline, cancellable, error);
+      donar_torctl_command_setconf (command, entries, n_entries), "SETCONF",
+      command, deadline, cancellable, error);
 }
 
 gboolean

@@ -129,6 +129,13 @@ gboolean donar_tor_control_setconf (DonarTorControl * control,
     const gchar * key, const gchar * value, gint64 deadline,
     GCancellable * cancellable, GError ** error);
 
+/* SETCONF key=value ... in one command: tor applies all or none, and
+ * checks them together (NumEntryGuards may not exceed NumPrimaryGuards:
+ * both must change at once). */
+gboolean donar_tor_control_setconf_entries (DonarTorControl * control,
+    const DonarTorctlConfEntry * entries, guint n_entries, gint64 deadline,
+    GCancellable * cancellable, GError ** error);
+
 /* SETEVENTS: the events to hand to the handler (NULL or empty: none).
  * Replaces the earlier list.  The connection may subscribe to more events
  * for its own needs (HS_DESC while an upload is awaited); those do not

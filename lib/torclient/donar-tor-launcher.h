@@ -55,6 +55,10 @@ gboolean donar_tor_security_from_string (const gchar * text,
 typedef void (*DonarTorProgressFunc) (guint percent, const gchar * summary,
     gpointer user_data);
 
+/* tor's primary guard list when NumPrimaryGuards is not set (and the
+ * consensus does not say): circuits use the first NumEntryGuards of it. */
+#define DONAR_TOR_DEFAULT_PRIMARY_GUARDS 3
+
 typedef struct
 {
   /* A path, or a name looked up in PATH; NULL: "tor" in PATH, then
@@ -63,7 +67,9 @@ typedef struct
   DonarTorSecurity security;
   /* No SocksPort: a callee that only serves.  ONE_WAY implies it. */
   gboolean no_socks;
-  /* NumEntryGuards; 0 leaves tor's default (one primary guard). */
+  /* NumEntryGuards: how many guards tor spreads its circuits over
+   * (NumPrimaryGuards too, when more than tor's 3); 0 leaves tor's
+   * default (one guard). */
   guint num_entry_guards;
   /* Start to 100 % bootstrap; 0 for DONAR_TOR_LAUNCHER_DEFAULT_TIMEOUT_MS. */
   guint bootstrap_timeout_ms;
@@ -125,8 +131,7 @@ gboolean donar_tor_launcher_remove_single_onion (DonarTorLauncher *
 guint16 donar_tor_launcher_get_control_port (DonarTorLauncher * launcher);
 /* 0 without a SocksPort. */
 guint16 donar_tor_launcher_get_socks_port (DonarTorLauncher * launcher);
-const gchar *donar_tor_launcher_get_cookie_file (DonarTorLauncher *
-    launcher);
+const gchar *donar_tor_launcher_get_cookie_file (DonarTorLauncher * launcher);
 const gchar *donar_tor_launcher_get_data_dir (DonarTorLauncher * launcher);
 /* 0 once stopped. */
 GPid donar_tor_launcher_get_pid (DonarTorLauncher * launcher);

@@ -131,8 +131,14 @@ donar_tor_torrc_build (const DonarTorLauncherOptions * options,
     g_string_append (torrc, "HiddenServiceSingleHopMode 1\n");
     g_string_append (torrc, "HiddenServiceNonAnonymousMode 1\n");
   }
+  /* tor 0.4.9 spreads circuits evenly over the first NumEntryGuards of
+   * its primary guards, a list of NumPrimaryGuards (3 unless set): more
+   * guards than that need a longer list, or tor uses only 3. */
   if (options->num_entry_guards > 0)
     g_string_append_printf (torrc, "NumEntryGuards %u\n",
+        options->num_entry_guards);
+  if (options->num_entry_guards > DONAR_TOR_DEFAULT_PRIMARY_GUARDS)
+    g_string_append_printf (torrc, "NumPrimaryGuards %u\n",
         options->num_entry_guards);
   for (const gchar * const *line = options->extra_torrc_lines;
       line != NULL && *line != NULL; line++)

@@ -232,7 +232,7 @@ test_properties (void)
   for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
     GstElement *e = gst_element_factory_make (names[i], NULL);
     gchar *address, *call, *tor_control, *tor_socks_path;
-    guint tor_socks, links, n1st, n2nd, window, redundancy, interval;
+    guint tor_socks, links, n1st, n2nd, window, redundancy, interval, guards;
     gint policy, security;
     gdouble budget;
     gboolean callee;
@@ -242,8 +242,10 @@ test_properties (void)
     g_object_get (e, "links", &links, "n1st", &n1st, "n2nd", &n2nd,
         "window", &window, "redundancy", &redundancy, "policy", &policy,
         "budget", &budget, "address", &address, "stats-interval", &interval,
-        "tor-socks-path", &tor_socks_path, NULL);
+        "tor-socks-path", &tor_socks_path, "guards", &guards, NULL);
     g_assert_cmpuint (links, ==, 12);
+    /* Seed 000's Default configuration: 2 guards a side. */
+    g_assert_cmpuint (guards, ==, 2);
     g_assert_cmpuint (n1st, ==, 3);
     g_assert_cmpuint (n2nd, ==, 3);
     g_assert_cmpuint (window, ==, 2000);
@@ -262,7 +264,9 @@ test_properties (void)
     g_object_set (e, "address", "donar://x", "callee", TRUE, "call", "c1",
         "tor-control", "9051", "tor-socks", 9050, "links", 8, "n1st", 2,
         "n2nd", 4, "window", 1000, "redundancy", 2, "stats-interval", 250,
-        "budget", 1.25, NULL);
+        "budget", 1.25, "guards", 4, NULL);
+    g_object_get (e, "guards", &guards, NULL);
+    g_assert_cmpuint (guards, ==, 4);
     g_object_get (e, "address", &address, "callee", &callee, "call", &call,
         "tor-control", &tor_control, "tor-socks", &tor_socks, "links",
         &links, "n1st", &n1st, "n2nd", &n2nd, "window", &window,

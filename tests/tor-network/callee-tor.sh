@@ -1,6 +1,7 @@
 # Sourced by the call tests of the private network (run-call.sh,
-# run-shaped-call.sh): the callee's own tor, a client of the network with
-# a ControlPort and no SocksPort, and the wait for the callee's address.
+# run-shaped-call.sh, run-guards.sh): the callee's own tor, a client of the
+# network with a ControlPort and no SocksPort, the wait for the callee's
+# address, and the network's stop on exit.
 # The PIDs go into the script's `pids`.
 
 # start_callee_tor DIR TORRC_INCLUDE: starts that tor in DIR and waits for
@@ -42,4 +43,20 @@ wait_for_address () {
   address=$(cat "$file")
   onion=$(echo "$address" | sed -E 's|^donar://([a-z2-7]+\.onion):.*|\1|')
   echo "callee published $onion" >&2
+}
+
+# stop_network_on_exit COMMAND...: after sourcing tests/torsim/processes.sh,
+# makes the exit run COMMAND (the network's stop) before its cleanup, with
+# the script's status kept.
+stop_network_on_exit () {
+  network_stop=("$@")
+  trap stop_network_then_cleanup EXIT
+}
+
+stop_network_then_cleanup () {
+  local rc=$?
+  set +e
+  "${network_stop[@]}"
+  (exit "$rc")
+  cleanup
 }

@@ -22,6 +22,8 @@
 #include <string.h>
 
 #define FRAME_HEADER 12
+/* --guards not given: the default, and a running tor left alone. */
+#define GUARDS_UNSET G_MININT
 
 static volatile sig_atomic_t interrupted;
 
@@ -52,6 +54,7 @@ typedef struct
   gchar *socks_socket;
   gchar **torrc_lines;
   gchar *security;
+  gint guards;                  /* GUARDS_UNSET: not given */
   gint virtual_port;
   gboolean client_auth;
   gchar *key_file;
@@ -145,6 +148,13 @@ on_tor_lost (const GError * error, gpointer user_data)
     status->tor_lost = g_strdup (error->message);
   g_mutex_unlock (&status->lock);
   g_printerr ("donar-call: tor-lost: %s\n", error->message);
+}
+
+/* Said even with --quiet: the call goes on, but not as asked. */
+static void
+on_warning (const gchar * message, gpointer user_data)
+{
+  g_printerr ("donar-call: warning: %s\n", message);
 }
 
 /* The peer refused for good, or was never there: a caller that never had
@@ -528,6 +538,10 @@ fill_call_options (Options * o, DonarRole role, const gchar * address,
   call->tor_socks_port = (guint16) o->tor_socks;
   call->extra_torrc_lines = (const gchar * const *) o->torrc_lines;
   call->security = security;
+  call->guards_explicit = o->guards != GUARDS_UNSET;
+  if (call->guards_explicit)
+    call->num_entry_guards = (guint) o->guards;
+  call->on_warning = on_warning;
   call->virtual_port = (guint16) o->virtual_port;
   call->client_auth = o->client_auth;
   call->key_file = o->key_file;
@@ -588,9 +602,15 @@ check_ranges (const Options * o, GError ** error)
     bad = "--peer-timeout: 0.1 to 86400 seconds";
   else if (!(o->budget >= 1.0 && o->budget <= 2.0))
     bad = "--budget: 1.0 to 2.0";
-  if (bad)
+  else if (o->guards != GUARDS_UNSET && o->guards < 0)
+    bad = "--guards: 0 (tor's own setting) to 12";
+  if (bad) {
     g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, bad);
-  return bad == NULL;
+    return FALSE;
+  }
+  /* Above 12: lib/call says why. */
+  return o->guards == GUARDS_UNSET
+      || donar_call_check_guards ((guint) o->guards, error);
 }
 
 int
@@ -608,6 +628,7 @@ main (int argc, char **argv)
     .setup_timeout_s = 120,
     .peer_timeout_s = 60,
     .budget = 2.0,
+    .guards = GUARDS_UNSET,
   };
   GOptionEntry entries[] = {
     {"direct", 0, 0, G_OPTION_ARG_NONE, &o.direct,
@@ -629,6 +650,11 @@ main (int argc, char **argv)
         "A line for the torrc of a launched tor (repeatable)", "LINE"},
     {"security", 0, 0, G_OPTION_ARG_STRING, &o.security,
         "default or 1way, for a launched tor (docs/security.md)", "NAME"},
+    {"guards", 0, 0, G_OPTION_ARG_INT, &o.guards,
+          "Entry guards of the call's tor, 0 (tor's own: one) to 12 (2): "
+          "more, faster links and more exposure (docs/security.md).  "
+          "With --tor-control, set on that tor for the call only if given",
+        "N"},
     {"client-auth", 0, 0, G_OPTION_ARG_NONE, &o.client_auth,
         "Callee: onion client authorization (the address carries the "
           "caller's key)", NULL},
