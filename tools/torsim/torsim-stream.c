@@ -58,6 +58,7 @@ struct _TorsimStream
 };
 
 static void stream_finish (TorsimStream * s);
+static void stall (TorsimStream * s, gint64 until);
 
 static void
 stream_free (gpointer data)
@@ -145,6 +146,8 @@ stream_open (TorsimStream * s)
     bufferevent_setwatermark (s->side[dir], EV_WRITE, low, 0);
     update_reading (s, dir);
   }
+  if (s->t->stall_until_us > torsim_now ())
+    stall (s, s->t->stall_until_us);
   /* The client may have sent data after its request (optimistic data). */
   relay (s, 0);
 }
@@ -432,26 +435,39 @@ on_release (evutil_socket_t fd, short what, void *arg)
     update_reading (s, dir);
 }
 
+static void
+stall (TorsimStream * s, gint64 until)
+{
+  Torsim *t = s->t;
+
+  s->stall_until_us = until;
+  s->windowed = TRUE;
+  if (s->release_timer == NULL)
+    s->release_timer = evtimer_new (t->base, on_release, s);
+  torsim_timer_at (t, s->release_timer, until);
+  for (guint dir = 0; dir < 2; dir++)
+    update_reading (s, dir);
+  torsim_log (t, "stream %u: stalled for %" G_GINT64_FORMAT " ms", s->id,
+      (until - torsim_now ()) / 1000);
+}
+
 guint
 torsim_streams_stall (Torsim * t, guint ms, guint max_streams)
 {
   gint64 until = torsim_now () + ms * (gint64) 1000;
   guint stalled = 0;
 
+  /* A stall of every stream is the guard's: the streams opened during
+   * it, whose circuits cross it too, stall until the same release. */
+  if (max_streams == G_MAXUINT)
+    t->stall_until_us = MAX (t->stall_until_us, until);
   for (GList * l = t->streams; l != NULL && stalled < max_streams; l = l->next) {
     TorsimStream *s = l->data;
 
     if (s->state != STREAM_OPEN || s->stall_until_us > until)
       continue;
-    s->stall_until_us = until;
-    s->windowed = TRUE;
-    if (s->release_timer == NULL)
-      s->release_timer = evtimer_new (t->base, on_release, s);
-    torsim_timer_at (t, s->release_timer, until);
+    stall (s, until);
     stalled++;
-    for (guint dir = 0; dir < 2; dir++)
-      update_reading (s, dir);
-    torsim_log (t, "stream %u: stalled for %u ms", s->id, ms);
   }
   torsim_links_reschedule (t);
   return stalled;

@@ -95,6 +95,7 @@ struct _Torsim
   guint n_links;
   guint next_circuit_id;
   gint64 cut_until_us;          /* DONAR-CUT: nothing delivered before */
+  gint64 stall_until_us;        /* DONAR-STALL of every stream: new ones too */
 
   GHashTable *onions;           /* service id -> TorsimOnion */
   GHashTable *client_auth_keys; /* torsim-client-auth.c */
@@ -195,7 +196,8 @@ G_GNUC_PRINTF (2, 3);
      guint torsim_streams_freeze (Torsim * t, guint max_streams);
 /* DONAR-STALL: open streams, the newest first and at most max_streams,
  * deliver nothing for `ms` and hold what they read up to tor's stream
- * window, delivered after; returns how many. */
+ * window, delivered after; returns how many.  With G_MAXUINT, streams
+ * opened before the release stall too. */
      guint torsim_streams_stall (Torsim * t, guint ms, guint max_streams);
 /* Nothing of the stream is delivered before this (µs, monotonic). */
      gint64 torsim_stream_stalled_until (TorsimStream * s);
