@@ -19,6 +19,8 @@
 #   DONAR_STALL_AT       seconds from all links up to the stall [12]
 #   DONAR_STALL_SECONDS  the stall [10]
 #   DONAR_STALL_AFTER    seconds of the call after the release [33]
+#   DONAR_STALL_DRAIN    cells a second each stream's backlog drains at
+#                        after the release, 0 at once [20]
 #   DONAR_STALL_REPORT_ONLY=1  print the figures, fail only on errors
 #   DONAR_STALL_KEEP=DIR  copy the logs there
 # Everything started is stopped by PID, also on failure.  About 55 s.
@@ -36,6 +38,7 @@ policy=${DONAR_STALL_POLICY:-adaptive}
 stall_at=${DONAR_STALL_AT:-12}
 stall_s=${DONAR_STALL_SECONDS:-10}
 after=${DONAR_STALL_AFTER:-33}
+drain=${DONAR_STALL_DRAIN:-20}
 seconds=$((stall_at + stall_s + after))
 call_options=(--policy "$policy")
 [ -n "${DONAR_STALL_BUDGET:-}" ] && call_options+=(--budget "$DONAR_STALL_BUDGET")
@@ -71,14 +74,16 @@ sleep "$stall_at"
 
 # The stall, and its moment on CLOCK_MONOTONIC (the clock of the frame
 # logs' origins): just before the command, which torsim answers at once.
-read -r stall_us release_us < <("$python" - "$CONTROL_PORT" "$stall_s" <<'PY'
+read -r stall_us release_us < <("$python" - "$CONTROL_PORT" "$stall_s" \
+  "$drain" <<'PY'
 import socket, sys, time
-port, seconds = int(sys.argv[1]), int(sys.argv[2])
+port, seconds, drain = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 s = socket.create_connection(("127.0.0.1", port), timeout=5)
 s.sendall(b"AUTHENTICATE\r\n")
 assert s.recv(100).startswith(b"250"), "no AUTHENTICATE"
 start = time.monotonic_ns() // 1000
-s.sendall(b"DONAR-STALL %d\r\n" % (seconds * 1000))
+s.sendall(b"DONAR-STALL %d%s\r\n" % (seconds * 1000,
+          b" DRAIN=%d" % drain if drain > 0 else b""))
 reply = s.recv(100)
 assert reply.startswith(b"250 STALLED="), reply
 print(reply.decode().strip(), file=sys.stderr)
@@ -87,18 +92,6 @@ print(start, start + seconds * 1000000)
 PY
 )
 
-wait_exit () {
-  for _ in $(seq 1 $(($2 * 10))); do
-    kill -0 "$1" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$1" 2>/dev/null; then
-    echo "process $1 hangs" >&2
-    return 1
-  fi
-  exit_status=0
-  wait "$1" || exit_status=$?
-}
 wait_exit "$caller_pid" $((seconds + 30))
 caller_status=$exit_status
 wait_exit "$callee_pid" 20
@@ -116,7 +109,7 @@ origin () {
 }
 report=()
 [ "${DONAR_STALL_REPORT_ONLY:-0}" = 1 ] && report=(--report-only)
-echo "policy $policy${DONAR_STALL_BUDGET:+, budget $DONAR_STALL_BUDGET}, seed ${DONAR_STALL_SEED:-3}, every link stalled ${stall_s} s at ${stall_at} s after all links up" >&2
+echo "policy $policy${DONAR_STALL_BUDGET:+, budget $DONAR_STALL_BUDGET}, seed ${DONAR_STALL_SEED:-3}, every link stalled ${stall_s} s at ${stall_at} s after all links up, backlog drained at ${drain} cells/s (0: at once)" >&2
 "$python" "$here/check-stall.py" "$stall_us" "$release_us" "${report[@]}" \
   "callee-to-caller" "$work/caller.csv" "$(origin caller)" \
   "caller-to-callee" "$work/callee.csv" "$(origin callee)" >&2

@@ -790,7 +790,9 @@ write_until_held (gint fd, gsize size, gulong pace_us, gint64 quiet_us)
  *   (at most one read more), then reads no more, and the writer gets
  *   EAGAIN once the socket buffers (constrained to 4096) are full too,
  *   far below the 1 MiB of --max-pending.  All of it arrives, in order,
- *   no earlier than R + D. */
+ *   no earlier than R + D.
+ * - DONAR-STALL 1000 1 DRAIN=10: three cells written in the stall go on
+ *   at R, R + 100 ms and R + 200 ms, and arrive a delay D later. */
 static void
 test_stall (void)
 {
@@ -847,6 +849,8 @@ test_stall (void)
   ctl_expect (s->ctl, "DONAR-STALL 600001", 552);
   ctl_expect (s->ctl, "DONAR-STALL 100 0", 552);
   ctl_expect (s->ctl, "DONAR-STALL 100 1 2", 552);
+  ctl_expect (s->ctl, "DONAR-STALL 100 DRAIN=0", 552);
+  ctl_expect (s->ctl, "DONAR-STALL 100 1 DRAIN=x", 552);
 
   caller1 = open_stream (s, "b", &callee1);
   one_way_delay (caller1, callee1);
@@ -875,6 +879,24 @@ test_stall (void)
   at = read_pattern (callee1, written, 7);
   g_assert_cmpint (at, >=, before + 4000000 + d1);
   g_assert_cmpint (one_way_delay (caller1, callee1), <, d1 + SLACK_US);
+
+  /* DRAIN=10: at the release R, the held cells go on one each 100 ms. */
+  before = g_get_monotonic_time ();
+  g_assert_cmpuint (streams_in_reply (s->ctl, "DONAR-STALL 1000 1 DRAIN=10",
+          "STALLED="), ==, 1);
+  after = g_get_monotonic_time ();
+  for (guint i = 0; i < 3; i++) {
+    memset (out[i], 'x' + i, sizeof out[i]);
+    write_all (caller1, out[i], sizeof out[i]);
+    g_usleep (10000);
+  }
+  for (guint i = 0; i < 3; i++) {
+    g_assert_true (read_exact (callee1, in, sizeof in, TIMEOUT_MS));
+    at = g_get_monotonic_time ();
+    g_assert_cmpmem (in, sizeof in, out[i], sizeof out[i]);
+    g_assert_cmpint (at, >=, before + 1000000 + i * 100000 + d1);
+    g_assert_cmpint (at, <=, after + 1000000 + i * 100000 + d1 + SLACK_US);
+  }
 
   close (caller);
   close (callee);

@@ -328,26 +328,33 @@ torsim_command_freeze (TorsimControl * c, const char *args)
 /* The circuits of the open streams stall for a while, as when a hop on
  * them is congested (issue 26): nothing is delivered, and tor goes on
  * reading what the ends write until its stream window is full; at the
- * release the backlog arrives, in order. */
+ * release the backlog goes on, in order, at once or at DRAIN= cells a
+ * second (the hop's share of a loaded guard). */
 void
 torsim_command_stall (TorsimControl * c, const char *args)
 {
   g_auto (GStrv) words = g_strsplit (args, " ", -1);
-  guint64 ms, max_streams = G_MAXUINT;
+  guint64 ms = 0, max_streams = G_MAXUINT, drain = 0;
+  gboolean ok = words[0] != NULL
+      && g_ascii_string_to_unsigned (words[0], 10, 0, MAX_CUT_MS, &ms, NULL);
+  guint i = 1;
   gchar *reply;
 
-  if (words[0] == NULL
-      || !g_ascii_string_to_unsigned (words[0], 10, 0, MAX_CUT_MS, &ms, NULL)
-      || (words[1] != NULL
-          && (!g_ascii_string_to_unsigned (words[1], 10, 1, G_MAXUINT,
-                  &max_streams, NULL) || words[2] != NULL))) {
+  if (ok && words[i] != NULL && !g_str_has_prefix (words[i], "DRAIN="))
+    ok = g_ascii_string_to_unsigned (words[i++], 10, 1, G_MAXUINT,
+        &max_streams, NULL);
+  if (ok && words[i] != NULL)
+    ok = g_str_has_prefix (words[i], "DRAIN=")
+        && g_ascii_string_to_unsigned (words[i++] + 6, 10, 1, 1000000,
+        &drain, NULL);
+  if (!ok || words[i] != NULL) {
     torsim_control_write (c, "552 Invalid arguments (MS from 0 to 600000, "
-        "then streams, 1 or more)");
+        "then streams, 1 or more, then DRAIN=cells/s, 1 to 1000000)");
     return;
   }
   reply = g_strdup_printf ("250 STALLED=%u",
       torsim_streams_stall (torsim_control_torsim (c), (guint) ms,
-          (guint) max_streams));
+          (guint) max_streams, (guint) drain));
   torsim_control_write (c, reply);
   g_free (reply);
 }

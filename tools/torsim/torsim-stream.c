@@ -54,11 +54,13 @@ struct _TorsimStream
   gboolean windowed;            /* stalled once: the window applies */
   gint64 stall_until_us;        /* DONAR-STALL: nothing delivered before */
   GQueue held[2];               /* evbuffers read in the stall; NULL: END */
+  guint drain;                  /* cells/s the held go out at; 0: at once */
+  gint64 drain_next_us[2];      /* when the next held read may go */
   struct event *release_timer;
 };
 
 static void stream_finish (TorsimStream * s);
-static void stall (TorsimStream * s, gint64 until);
+static void stall (TorsimStream * s, gint64 until, guint drain);
 
 static void
 stream_free (gpointer data)
@@ -147,7 +149,7 @@ stream_open (TorsimStream * s)
     update_reading (s, dir);
   }
   if (s->t->stall_until_us > torsim_now ())
-    stall (s, s->t->stall_until_us);
+    stall (s, s->t->stall_until_us, s->t->stall_drain);
   /* The client may have sent data after its request (optimistic data). */
   relay (s, 0);
 }
@@ -418,29 +420,46 @@ torsim_streams_freeze (Torsim * t, guint max_streams)
 
 /* The stall's end: what was held enters the link in the order it was
  * read, each read a packet of its own, as the cells a congested hop
- * forwards once it clears; their delays are the model's from now on. */
+ * forwards once it clears; their delays are the model's from then on.
+ * With a drain rate, the hop forwards that many cells a second until it
+ * holds nothing (what the ends write meanwhile waits behind). */
 static void
 on_release (evutil_socket_t fd, short what, void *arg)
 {
   TorsimStream *s = arg;
+  gint64 now = torsim_now (), next = G_MAXINT64;
 
   if (s->state != STREAM_OPEN)
     return;
-  torsim_log (s->t, "stream %u: released (%u and %u reads held)", s->id,
-      s->held[0].length, s->held[1].length);
-  for (guint dir = 0; dir < 2 && s->link != NULL; dir++)
-    while (s->held[dir].length > 0 && s->link != NULL)
-      torsim_link_send (s->link, s, dir, g_queue_pop_head (&s->held[dir]));
+  for (guint dir = 0; dir < 2; dir++) {
+    s->drain_next_us[dir] = MAX (s->drain_next_us[dir], s->stall_until_us);
+    while (s->held[dir].length > 0 && s->link != NULL
+        && (s->drain == 0 || s->drain_next_us[dir] <= now)) {
+      struct evbuffer *chunk = g_queue_pop_head (&s->held[dir]);
+
+      if (s->drain > 0 && chunk != NULL)
+        s->drain_next_us[dir] += cells_of (evbuffer_get_length (chunk)) *
+            G_USEC_PER_SEC / s->drain;
+      torsim_link_send (s->link, s, dir, chunk);
+    }
+    if (s->held[dir].length > 0)
+      next = MIN (next, s->drain_next_us[dir]);
+    else
+      s->drain_next_us[dir] = 0;
+  }
+  if (next != G_MAXINT64 && s->link != NULL)
+    torsim_timer_at (s->t, s->release_timer, next);
   for (guint dir = 0; dir < 2; dir++)
     update_reading (s, dir);
 }
 
 static void
-stall (TorsimStream * s, gint64 until)
+stall (TorsimStream * s, gint64 until, guint drain)
 {
   Torsim *t = s->t;
 
   s->stall_until_us = until;
+  s->drain = drain;
   s->windowed = TRUE;
   if (s->release_timer == NULL)
     s->release_timer = evtimer_new (t->base, on_release, s);
@@ -452,21 +471,23 @@ stall (TorsimStream * s, gint64 until)
 }
 
 guint
-torsim_streams_stall (Torsim * t, guint ms, guint max_streams)
+torsim_streams_stall (Torsim * t, guint ms, guint max_streams, guint drain)
 {
   gint64 until = torsim_now () + ms * (gint64) 1000;
   guint stalled = 0;
 
   /* A stall of every stream is the guard's: the streams opened during
    * it, whose circuits cross it too, stall until the same release. */
-  if (max_streams == G_MAXUINT)
+  if (max_streams == G_MAXUINT) {
     t->stall_until_us = MAX (t->stall_until_us, until);
+    t->stall_drain = drain;
+  }
   for (GList * l = t->streams; l != NULL && stalled < max_streams; l = l->next) {
     TorsimStream *s = l->data;
 
     if (s->state != STREAM_OPEN || s->stall_until_us > until)
       continue;
-    stall (s, until);
+    stall (s, until, drain);
     stalled++;
   }
   torsim_links_reschedule (t);

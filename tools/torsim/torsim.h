@@ -96,6 +96,7 @@ struct _Torsim
   guint next_circuit_id;
   gint64 cut_until_us;          /* DONAR-CUT: nothing delivered before */
   gint64 stall_until_us;        /* DONAR-STALL of every stream: new ones too */
+  guint stall_drain;            /* its DRAIN= (cells/s), 0: none */
 
   GHashTable *onions;           /* service id -> TorsimOnion */
   GHashTable *client_auth_keys; /* torsim-client-auth.c */
@@ -196,9 +197,11 @@ G_GNUC_PRINTF (2, 3);
      guint torsim_streams_freeze (Torsim * t, guint max_streams);
 /* DONAR-STALL: open streams, the newest first and at most max_streams,
  * deliver nothing for `ms` and hold what they read up to tor's stream
- * window, delivered after; returns how many.  With G_MAXUINT, streams
- * opened before the release stall too. */
-     guint torsim_streams_stall (Torsim * t, guint ms, guint max_streams);
+ * window, sent on after, at `drain` cells a second (0: at once); returns
+ * how many.  With G_MAXUINT, streams opened before the release stall
+ * too. */
+     guint torsim_streams_stall (Torsim * t, guint ms, guint max_streams,
+    guint drain);
 /* Nothing of the stream is delivered before this (µs, monotonic). */
      gint64 torsim_stream_stalled_until (TorsimStream * s);
 /* Streams stalled now. */
