@@ -40,3 +40,18 @@ refused () {
   grep -q "$pattern" "$work/$name.log" || {
     echo "$name: no \"$pattern\" in its error" >&2; exit 1; }
 }
+
+# Waits for a child that must end within $2 s (a hang fails); its exit
+# status in $exit_status.
+wait_exit () {
+  exit_status=0
+  for _ in $(seq 1 $(($2 * 10))); do
+    kill -0 "$1" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$1" 2>/dev/null; then
+    echo "process $1 hangs" >&2
+    return 1
+  fi
+  wait "$1" || exit_status=$?
+}

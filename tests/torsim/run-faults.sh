@@ -78,21 +78,6 @@ rss () {
   awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"
 }
 
-# Waits for a child that must end within $2 s (a hang fails); its exit
-# status in $exit_status.
-wait_exit () {
-  exit_status=0
-  for _ in $(seq 1 $(($2 * 10))); do
-    kill -0 "$1" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$1" 2>/dev/null; then
-    echo "process $1 hangs" >&2
-    return 1
-  fi
-  wait "$1" || exit_status=$?
-}
-
 # wait_for_line_within SECONDS FILE PATTERN
 wait_for_line_within () {
   for _ in $(seq 1 $(($1 * 10))); do

@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -18,6 +20,9 @@
 #define QUIET_SETS "spike_gap_median_s=0", "jitter_mean_ms_per_relay=0", \
   "loss_median=0", "relay_failure_scale_s=0", "guard_failures_per_hour=0"
 #define SET(x) "--set", x
+
+/* A relay cell's payload: tor's stream window counts cells of this. */
+#define CELL 498
 
 /* Scheduling slack of a delivery: the loop, two sockets, the test. */
 #define SLACK_US 12000
@@ -700,6 +705,207 @@ test_delay_base (void)
   setup_free (s);
 }
 
+static guint64 buffered_bytes (Ctl * c);
+
+/* The reply of a DONAR-FREEZE or DONAR-STALL command: the count after
+ * `key` (FROZEN= or STALLED=), how many streams it froze or stalled. */
+static guint
+streams_in_reply (Ctl * c, const gchar * command, const gchar * key)
+{
+  DonarTorctlReply *reply = ctl_command (c, command);
+  guint64 count = G_MAXUINT64;
+
+  g_assert_nonnull (reply);
+  g_assert_cmpuint (reply->code, ==, 250);
+  g_assert_true (g_str_has_prefix (reply->lines[0].text, key));
+  g_assert_true (g_ascii_string_to_unsigned (reply->lines[0].text +
+          strlen (key), 10, 0, 64, &count, NULL));
+  donar_torctl_reply_free (reply);
+  return count;
+}
+
+/* Reads `length` bytes, each its index times `fill` (mod 256), and
+ * asserts them; the time the first of them came. */
+static gint64
+read_pattern (gint fd, guint64 length, guint8 fill)
+{
+  guint64 seen = 0;
+  gint64 first = -1;
+
+  while (seen < length) {
+    guint8 in[8192];
+    gsize n = MIN (sizeof in, length - seen);
+
+    g_assert_true (read_exact (fd, in, n, TIMEOUT_MS));
+    if (first < 0)
+      first = g_get_monotonic_time ();
+    for (gsize i = 0; i < n; i++)
+      if (in[i] != (guint8) ((seen + i) * fill))
+        g_error ("byte %" G_GUINT64_FORMAT " differs", seen + i);
+    seen += n;
+  }
+  return first;
+}
+
+/* Writes, on a non-blocking socket, blocks of `size` bytes, each byte
+ * its index times 7 (mod 256), `pace_us` apart, until no write has gone
+ * in for `quiet_us`: what was written. */
+static guint64
+write_until_held (gint fd, gsize size, gulong pace_us, gint64 quiet_us)
+{
+  g_autofree guint8 *block = g_malloc (size);
+  guint64 written = 0;
+  gint64 last_progress = g_get_monotonic_time ();
+
+  while (g_get_monotonic_time () - last_progress < quiet_us) {
+    gssize sent;
+
+    for (gsize i = 0; i < size; i++)
+      block[i] = (guint8) ((written + i) * 7);
+    sent = send (fd, block, size, MSG_NOSIGNAL);
+    if (sent > 0) {
+      written += sent;
+      last_progress = g_get_monotonic_time ();
+      g_assert_cmpuint (written, <, 32 * 1024 * 1024);
+      /* A part of a block: the rest goes at once. */
+      if ((gsize) sent == size && pace_us > 0)
+        g_usleep (pace_us);
+      continue;
+    }
+    g_assert_cmpint (errno, ==, EAGAIN);
+    g_usleep (5000);
+  }
+  return written;
+}
+
+/* DONAR-STALL on a network without chance (every delay the link's base
+ * delay D):
+ * - DONAR-STALL 2000 at time T releases at R = T + 2 s.  A chunk in
+ *   flight when the stall begins is held until R (not later: it had
+ *   passed the congested hop); chunks written during the stall, both
+ *   ways, enter the link at R and arrive at R + D, in order.
+ * - DONAR-STALL 4000 1 stalls only the newest stream (link 1; link 0
+ *   keeps its delay).  A writer of 498-byte messages that does not stop
+ *   fills tor's stream window, 500 cells: torsim holds 500 x 498 bytes
+ *   (at most one read more), then reads no more, and the writer gets
+ *   EAGAIN once the socket buffers (constrained to 4096) are full too,
+ *   far below the 1 MiB of --max-pending.  All of it arrives, in order,
+ *   no earlier than R + D.
+ * - DONAR-STALL 1000 1 DRAIN=10: three cells written in the stall go on
+ *   at R, R + 100 ms and R + 200 ms, and arrive a delay D later. */
+static void
+test_stall (void)
+{
+  const gchar *args[] = { "--seed", "7", "--publish-ms", "100",
+    "--constrained-sock-size", "4096", SET ("spike_gap_median_s=0"),
+    SET ("jitter_mean_ms_per_relay=0"), SET ("loss_median=0"),
+    SET ("relay_failure_scale_s=0"), SET ("guard_failures_per_hour=0"), NULL
+  };
+  const gchar *sets[] = { QUIET_SETS, NULL };
+  DonarNetModel *m = model_like (DONAR_SECURITY_DEFAULT, 12, 7, sets);
+  Setup *s = setup_new (args, TRUE);
+  gint64 d0 = donar_net_model_link_base_delay (m, 0);
+  gint64 d1 = donar_net_model_link_base_delay (m, 1);
+  gint caller, callee, caller1, callee1, small = 4096, one = 1;
+  guint8 out[4][32], in[32];
+  gint64 before, after, at;
+  guint64 written, buffered;
+
+  caller = open_stream (s, "a", &callee);
+  one_way_delay (caller, callee);
+
+  memset (out[0], 'p', sizeof out[0]);
+  write_all (caller, out[0], sizeof out[0]);
+  before = g_get_monotonic_time ();
+  g_assert_cmpuint (streams_in_reply (s->ctl, "DONAR-STALL 2000", "STALLED="),
+      ==, 1);
+  after = g_get_monotonic_time ();
+  g_assert_cmpint (after - before, <, d0);
+  for (guint i = 1; i < 4; i++) {
+    memset (out[i], 'a' + i, sizeof out[i]);
+    write_all (caller, out[i], sizeof out[i]);
+    g_usleep (100000);
+  }
+  write_all (callee, out[3], sizeof out[3]);
+  g_assert_true (read_exact (callee, in, sizeof in, TIMEOUT_MS));
+  at = g_get_monotonic_time ();
+  g_assert_cmpmem (in, sizeof in, out[0], sizeof out[0]);
+  g_assert_cmpint (at, >=, before + 2000000);
+  g_assert_cmpint (at, <=, after + 2000000 + SLACK_US);
+  for (guint i = 1; i < 4; i++) {
+    g_assert_true (read_exact (callee, in, sizeof in, TIMEOUT_MS));
+    g_assert_cmpmem (in, sizeof in, out[i], sizeof out[i]);
+  }
+  at = g_get_monotonic_time ();
+  g_assert_cmpint (at, >=, before + 2000000 + d0);
+  g_assert_cmpint (at, <=, after + 2000000 + d0 + SLACK_US);
+  g_assert_true (read_exact (caller, in, sizeof in, TIMEOUT_MS));
+  g_assert_cmpmem (in, sizeof in, out[3], sizeof out[3]);
+  g_assert_cmpint (g_get_monotonic_time (), >=, before + 2000000 + d0);
+  /* Over: the base delay again. */
+  g_assert_cmpint (one_way_delay (caller, callee), <, d0 + SLACK_US);
+
+  ctl_expect (s->ctl, "DONAR-STALL", 552);
+  ctl_expect (s->ctl, "DONAR-STALL 600001", 552);
+  ctl_expect (s->ctl, "DONAR-STALL 100 0", 552);
+  ctl_expect (s->ctl, "DONAR-STALL 100 1 2", 552);
+  ctl_expect (s->ctl, "DONAR-STALL 100 DRAIN=0", 552);
+  ctl_expect (s->ctl, "DONAR-STALL 100 1 DRAIN=x", 552);
+
+  caller1 = open_stream (s, "b", &callee1);
+  one_way_delay (caller1, callee1);
+  setsockopt (caller1, SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+  setsockopt (caller1, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  g_assert_cmpint (fcntl (caller1, F_SETFL, O_NONBLOCK), ==, 0);
+  before = g_get_monotonic_time ();
+  g_assert_cmpuint (streams_in_reply (s->ctl, "DONAR-STALL 4000 1", "STALLED="),
+      ==, 1);
+  /* Messages of a cell each, paced so that torsim reads each alone (a
+   * burst into the small buffers would reach it in pieces, each piece a
+   * cell, as tor would package it). */
+  written = write_until_held (caller1, CELL, 1000, 300000);
+  buffered = buffered_bytes (s->ctl);
+  g_test_message ("the writer wrote %" G_GUINT64_FORMAT " bytes into the "
+      "stalled stream; torsim holds %" G_GUINT64_FORMAT, written, buffered);
+  g_assert_cmpint (g_get_monotonic_time (), <, before + 4000000);
+  g_assert_cmpuint (buffered, >=, 500 * CELL * 9 / 10);
+  g_assert_cmpuint (buffered, <=, 500 * CELL + 16384);
+  g_assert_cmpuint (written, <=, 500 * CELL + 16384 + 64 * 1024);
+  /* The other stream was not stalled. */
+  g_assert_cmpint (one_way_delay (caller, callee), <, d0 + SLACK_US);
+  g_assert_cmpint (one_way_delay (callee, caller), <, d0 + SLACK_US);
+
+  g_assert_cmpint (fcntl (caller1, F_SETFL, 0), ==, 0);
+  at = read_pattern (callee1, written, 7);
+  g_assert_cmpint (at, >=, before + 4000000 + d1);
+  g_assert_cmpint (one_way_delay (caller1, callee1), <, d1 + SLACK_US);
+
+  /* DRAIN=10: at the release R, the held cells go on one each 100 ms. */
+  before = g_get_monotonic_time ();
+  g_assert_cmpuint (streams_in_reply (s->ctl, "DONAR-STALL 1000 1 DRAIN=10",
+          "STALLED="), ==, 1);
+  after = g_get_monotonic_time ();
+  for (guint i = 0; i < 3; i++) {
+    memset (out[i], 'x' + i, sizeof out[i]);
+    write_all (caller1, out[i], sizeof out[i]);
+    g_usleep (10000);
+  }
+  for (guint i = 0; i < 3; i++) {
+    g_assert_true (read_exact (callee1, in, sizeof in, TIMEOUT_MS));
+    at = g_get_monotonic_time ();
+    g_assert_cmpmem (in, sizeof in, out[i], sizeof out[i]);
+    g_assert_cmpint (at, >=, before + 1000000 + i * 100000 + d1);
+    g_assert_cmpint (at, <=, after + 1000000 + i * 100000 + d1 + SLACK_US);
+  }
+
+  close (caller);
+  close (callee);
+  close (caller1);
+  close (callee1);
+  donar_net_model_free (m);
+  setup_free (s);
+}
+
 /* circuit-status, parsed: a GPtrArray of DonarTorctlCircuit. */
 static GPtrArray *
 get_circuits (Ctl * c)
@@ -1070,9 +1276,7 @@ test_backpressure (void)
   };
   Setup *s = setup_new (args, TRUE);
   gint caller, callee, small = 65536;
-  guint8 block[16384];
-  guint64 written = 0, seen = 0, buffered;
-  gint64 last_progress;
+  guint64 written, buffered;
 
   caller = open_stream (s, "a", &callee);
   /* Small socket buffers around torsim, so that it is what holds back. */
@@ -1081,22 +1285,7 @@ test_backpressure (void)
   g_assert_cmpint (fcntl (caller, F_SETFL, O_NONBLOCK), ==, 0);
 
   /* The callee reads nothing: the caller must end up blocked. */
-  last_progress = g_get_monotonic_time ();
-  while (g_get_monotonic_time () - last_progress < 500000) {
-    gssize sent;
-
-    for (guint i = 0; i < sizeof block; i++)
-      block[i] = (guint8) ((written + i) * 7);
-    sent = send (caller, block, sizeof block, MSG_NOSIGNAL);
-    if (sent > 0) {
-      written += sent;
-      last_progress = g_get_monotonic_time ();
-      g_assert_cmpuint (written, <, 32 * 1024 * 1024);
-      continue;
-    }
-    g_assert_cmpint (errno, ==, EAGAIN);
-    g_usleep (5000);
-  }
+  written = write_until_held (caller, 16384, 0, 500000);
   buffered = buffered_bytes (s->ctl);
   g_test_message ("the caller wrote %" G_GUINT64_FORMAT " bytes before it "
       "was held back; torsim holds %" G_GUINT64_FORMAT, written, buffered);
@@ -1106,35 +1295,10 @@ test_backpressure (void)
 
   /* Everything arrives once the callee reads, in order. */
   g_assert_cmpint (fcntl (caller, F_SETFL, 0), ==, 0);
-  while (seen < written) {
-    guint8 in[8192];
-    gsize n = MIN (sizeof in, written - seen);
-
-    g_assert_true (read_exact (callee, in, n, TIMEOUT_MS));
-    for (gsize i = 0; i < n; i++)
-      if (in[i] != (guint8) ((seen + i) * 7))
-        g_error ("byte %" G_GUINT64_FORMAT " differs", seen + i);
-    seen += n;
-  }
+  read_pattern (callee, written, 7);
   close (caller);
   close (callee);
   setup_free (s);
-}
-
-/* The reply of a DONAR-FREEZE command: how many streams it froze. */
-static guint
-freeze_streams (Ctl * c, const gchar * command)
-{
-  DonarTorctlReply *reply = ctl_command (c, command);
-  guint64 frozen = G_MAXUINT64;
-
-  g_assert_nonnull (reply);
-  g_assert_cmpuint (reply->code, ==, 250);
-  g_assert_true (g_str_has_prefix (reply->lines[0].text, "FROZEN="));
-  g_assert_true (g_ascii_string_to_unsigned (reply->lines[0].text + 7, 10,
-          0, 64, &frozen, NULL));
-  donar_torctl_reply_free (reply);
-  return frozen;
 }
 
 /* DONAR-FREEZE: an open stream carries nothing more either way, and what
@@ -1157,7 +1321,8 @@ test_freeze (void)
   memset (block, 0x5A, sizeof block);
   caller = open_stream (s, "a", &callee);
   one_way_delay (caller, callee);
-  g_assert_cmpuint (freeze_streams (s->ctl, "DONAR-FREEZE"), ==, 1);
+  g_assert_cmpuint (streams_in_reply (s->ctl, "DONAR-FREEZE", "FROZEN="), ==,
+      1);
 
   setsockopt (caller, SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
   g_assert_cmpint (fcntl (caller, F_SETFL, O_NONBLOCK), ==, 0);
@@ -1189,12 +1354,14 @@ test_freeze (void)
   one_way_delay (newest_caller, newest_callee);
   ctl_expect (s->ctl, "DONAR-FREEZE 0", 552);
   ctl_expect (s->ctl, "DONAR-FREEZE two", 552);
-  g_assert_cmpuint (freeze_streams (s->ctl, "DONAR-FREEZE 1"), ==, 1);
+  g_assert_cmpuint (streams_in_reply (s->ctl, "DONAR-FREEZE 1", "FROZEN="), ==,
+      1);
   write_all (newest_caller, block, 100);
   g_assert_false (read_exact (newest_callee, in, 1, 500));
   one_way_delay (other_caller, other_callee);
   one_way_delay (other_callee, other_caller);
-  g_assert_cmpuint (freeze_streams (s->ctl, "DONAR-FREEZE 5"), ==, 1);
+  g_assert_cmpuint (streams_in_reply (s->ctl, "DONAR-FREEZE 5", "FROZEN="), ==,
+      1);
   write_all (other_caller, block, 100);
   g_assert_false (read_exact (other_callee, in, 1, 500));
   close (newest_caller);
@@ -1298,6 +1465,7 @@ main (int argc, char **argv)
   g_test_add_func ("/torsim/relay/freeze", test_freeze);
   g_test_add_func ("/torsim/delay/base", test_delay_base);
   g_test_add_func ("/torsim/delay/trace", test_trace);
+  g_test_add_func ("/torsim/delay/stall", test_stall);
   g_test_add_func ("/torsim/circuits/isolation", test_isolation);
   g_test_add_func ("/torsim/circuits/fail-link", test_fail_link);
   g_test_add_func ("/torsim/circuits/guards", test_guards);

@@ -293,7 +293,8 @@ count_settled (const Received * received, gint64 listen_end, guint * got,
  * to come: both ends on one machine read one clock, so an arrival minus
  * its stamp is the one-way latency, and the evaluations over real tor
  * reckon calls as they do donar-sim's.  A lost frame has no stamp: its
- * send time is the frame period's, never before the frame ahead's. */
+ * send time is the frame period's, never before the frame ahead's.  The
+ * origin, on CLOCK_MONOTONIC (g_get_monotonic_time), goes to stderr. */
 static gboolean
 write_frame_log (const char *path, const Received * received,
     gint64 listen_end, gint frame_ms, GError ** error)
@@ -335,6 +336,9 @@ write_frame_log (const char *path, const Received * received,
       g_string_append_c (out, '\n');
     }
     g_free (by_counter);
+    /* The log's times count from here: a test that acts on the network
+     * at a moment of the monotonic clock finds that moment in the log. */
+    g_printerr ("frame-log: origin %" G_GINT64_FORMAT " us\n", origin);
   }
   return g_file_set_contents (path, out->str, out->len, error);
 }

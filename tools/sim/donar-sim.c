@@ -155,8 +155,11 @@ main (int argc, char **argv)
     {"kill-link-every", 0, 0, G_OPTION_ARG_DOUBLE, &kill_every_s,
         "kill a link that is up, at random, every S seconds (0: never)", "S"},
     {"cut", 0, 0, G_OPTION_ARG_STRING, &cut,
-        "cut every link from AT for DURATION seconds: nothing arrives "
-          "meanwhile", "AT,DURATION"},
+          "cut every link from AT for DURATION seconds: nothing arrives "
+          "meanwhile, and each link holds at most tor's stream window "
+          "(500 cells) each way, the records beyond it lost; the report "
+          "gives the frames later than DURATION + the deadline",
+        "AT,DURATION"},
     {"guard-failure", 0, 0, G_OPTION_ARG_DOUBLE, &guard_failure_s,
         "one of the caller's 2 guards fails for good at AT seconds: the "
           "links through it break, new circuits take the other", "AT"},
@@ -377,6 +380,8 @@ main (int argc, char **argv)
   info.duration_s = duration;
   info.seed = seed;
   info.cpu_s = cpu_seconds ();
+  info.late_after_cut_us = s->cut_duration_us > 0 ?
+      s->cut_duration_us + s->deadline_us : 0;
   if (histogram && !sim_write_histogram (histogram, run.summaries, calls,
           &error)) {
     fprintf (stderr, "donar-sim: %s\n", error->message);

@@ -69,6 +69,8 @@ struct _Call
   guint64 seed;
   gint64 next_probe;
   guint frames_sent;
+  /* Records a cut holds, [direction][link], against the stream window. */
+  guint cut_held[2][DONAR_MAX_LINKS];
 };
 
 gboolean
@@ -185,10 +187,21 @@ on_send (gpointer user_data, guint link, const guint8 * record, gsize length)
   arrival = donar_net_model_send (call->net, link, endpoint->side, call->now,
       length);
 
-  /* A cut holds back what would arrive during it; the order stays. */
+  /* A cut holds back what would arrive during it; the order stays.  Tor
+   * reads no more of a stream than its window: beyond it, the record
+   * never leaves the sender. */
   if (s->cut_duration_us > 0 && arrival >= s->cut_at_us &&
-      arrival < s->cut_at_us + s->cut_duration_us)
+      arrival < s->cut_at_us + s->cut_duration_us) {
+    guint window = s->stream_window_cells ? s->stream_window_cells :
+        SIM_STREAM_WINDOW_CELLS;
+
+    if (call->cut_held[endpoint->side][link] >= window) {
+      call->result->records_over_window++;
+      return;
+    }
+    call->cut_held[endpoint->side][link]++;
     arrival = s->cut_at_us + s->cut_duration_us;
+  }
   call->result->bytes_sent += length;
   call->result->messages_sent++;
   if (arrival >= 0)

@@ -27,6 +27,10 @@ typedef struct
   DonarCrossTraffic traffic;
 } SimCrossTraffic;
 
+/* Tor's stream window (STREAMWINDOW_START): cells a stream's edge
+ * packages before the far edge acknowledges them. */
+#define SIM_STREAM_WINDOW_CELLS 500
+
 struct _SimProbe;
 
 typedef struct
@@ -60,10 +64,17 @@ typedef struct
    * kill_every_us (0: never), what it carried lost and a new circuit
    * built; and every link cut for cut_duration_us from cut_at_us (the
    * circuits live on, but nothing arrives before the cut's end, as over a
-   * local network outage).  The oracle knows neither. */
+   * local network outage).  The oracle knows neither.  During a cut each
+   * link holds, each way, at most stream_window_cells records (0: tor's
+   * stream window, SIM_STREAM_WINDOW_CELLS), a record a cell as DONAR
+   * writes them: tor stops reading the stream once its window is full
+   * (issue 26).  The sim has no model of the link engine's queue, whose
+   * records the writer would then drop: the records beyond the window
+   * are lost, and counted. */
   gint64 kill_every_us;
   gint64 cut_at_us;
   gint64 cut_duration_us;
+  guint stream_window_cells;
   /* The caller's guard 0 fails for good at guard_failure_at_us: the links
    * through it fail, and every circuit built afterwards takes guard 1
    * (donar_net_model_fail_guard). */
@@ -107,6 +118,7 @@ typedef struct
   guint64 link_failures;
   guint64 links_killed;         /* by kill_every_us */
   guint64 dials_failed;         /* the callee was down */
+  guint64 records_over_window;  /* lost to a cut's full stream window */
 } SimCallResult;
 
 /* The seed of call `index` of a run: calls of one run differ, runs with

@@ -34,6 +34,8 @@ sim_summarize_call (const SimCallResult * result, gint64 deadline_us,
   summary->bytes_sent = result->bytes_sent;
   summary->messages_sent = result->messages_sent;
   summary->link_failures = result->link_failures;
+  summary->records_over_window = result->records_over_window;
+  summary->max_us = -1;
 
   for (guint d = 0; d < 2; d++) {
     guint64 in_time = 0, run = 0;
@@ -49,6 +51,7 @@ sim_summarize_call (const SimCallResult * result, gint64 deadline_us,
             SIM_HISTOGRAM_BINS - 1);
 
         summary->histogram[bin]++;
+        summary->max_us = MAX (summary->max_us, latency);
         if (latency <= deadline_us)
           in_time++;
         else
@@ -92,7 +95,8 @@ sim_report (const SimRunInfo * info, const SimCallSummary * calls,
   GString *out = g_string_new (NULL);
   guint32 *histogram = g_new0 (guint32, SIM_HISTOGRAM_BINS);
   guint64 frames = 0, lost = 0, delivered = 0, bytes = 0, messages = 0,
-      failures = 0;
+      failures = 0, over_window = 0, after_cut = 0;
+  gint64 max = -1;
   guint successful = 0, dropped = 0;
   gdouble endpoint_seconds = 2.0 * info->calls * info->duration_s;
   gint64 p50, p99, p999;
@@ -105,9 +109,16 @@ sim_report (const SimRunInfo * info, const SimCallSummary * calls,
     failures += calls[c].link_failures;
     successful += calls[c].successful;
     dropped += calls[c].dropped;
+    over_window += calls[c].records_over_window;
+    max = MAX (max, calls[c].max_us);
     for (guint bin = 0; bin < SIM_HISTOGRAM_BINS; bin++)
       histogram[bin] += calls[c].histogram[bin];
   }
+  /* Bin b holds (b - 1, b] ms: later than L ms is from bin L + 1 on. */
+  if (info->late_after_cut_us > 0)
+    for (guint bin = info->late_after_cut_us / 1000 + 1;
+        bin < SIM_HISTOGRAM_BINS; bin++)
+      after_cut += histogram[bin];
   delivered = frames - lost;
   /* Over the frames delivered; the lost ones are frame_loss_ratio. */
   p50 = histogram_percentile_us (histogram, delivered, 0.50);
@@ -136,7 +147,15 @@ sim_report (const SimRunInfo * info, const SimCallSummary * calls,
     append_ms (out, p99);
     g_string_append (out, ", \"p999\": ");
     append_ms (out, p999);
-    g_string_append (out, "}, \"per_call_p99_ms\": [");
+    g_string_append (out, ", \"max\": ");
+    append_ms (out, max);
+    g_string_append (out, "}, ");
+    if (info->late_after_cut_us > 0)
+      g_string_append_printf (out, "\"late_after_cut_ms\": %" G_GINT64_FORMAT
+          ", \"frames_late_after_cut\": %" G_GUINT64_FORMAT ", "
+          "\"records_over_window\": %" G_GUINT64_FORMAT ", ",
+          info->late_after_cut_us / 1000, after_cut, over_window);
+    g_string_append (out, "\"per_call_p99_ms\": [");
     for (guint c = 0; c < info->calls; c++) {
       if (c)
         g_string_append (out, ", ");
@@ -164,7 +183,15 @@ sim_report (const SimRunInfo * info, const SimCallSummary * calls,
     append_ms (out, p99);
     g_string_append (out, " / ");
     append_ms (out, p999);
-    g_string_append_printf (out, " ms\n"
+    g_string_append (out, " / max ");
+    append_ms (out, max);
+    g_string_append (out, " ms\n");
+    if (info->late_after_cut_us > 0)
+      g_string_append_printf (out, "  the cut: %" G_GUINT64_FORMAT
+          " frames later than %" G_GINT64_FORMAT " ms (its length and the "
+          "deadline); %" G_GUINT64_FORMAT " records lost to a full stream "
+          "window\n", after_cut, info->late_after_cut_us / 1000, over_window);
+    g_string_append_printf (out,
         "  on the wire per endpoint: %.0f bytes/s, %.1f cells/s; "
         "link failures: %" G_GUINT64_FORMAT "; CPU %.2f s\n",
         endpoint_seconds > 0 ? bytes / endpoint_seconds : 0.0,

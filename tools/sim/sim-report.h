@@ -19,6 +19,8 @@ typedef struct
   gboolean successful;
   gboolean dropped;
   gint64 p99_us;                /* -1: beyond every delivered frame (lost) */
+  gint64 max_us;                /* the latest delivered frame; -1: none */
+  guint64 records_over_window;
   guint64 bytes_sent;
   guint64 messages_sent;
   guint64 link_failures;
@@ -42,6 +44,9 @@ typedef struct
   gdouble duration_s;
   guint64 seed;
   gdouble cpu_s;
+  /* With a cut: its length plus the deadline; the frames later than this
+   * came late even for a call that expects the cut (0: no cut). */
+  gint64 late_after_cut_us;
 } SimRunInfo;
 
 /* One JSON object (the format of `donar-sim --json`) or a short text

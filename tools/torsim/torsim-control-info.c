@@ -1,7 +1,7 @@
 /* GETINFO, SETEVENTS, SETCONF and SIGNAL (control-spec 3.1, 3.4, 3.7,
  * 3.9) as far as DONAR needs them, and torsim's own fault hooks for tests:
- * DONAR-FAIL-LINK, DONAR-CUT, DONAR-STATS, DONAR-CLOSE-CONTROLS and
- * DONAR-FREEZE (not tor's). */
+ * DONAR-FAIL-LINK, DONAR-CUT, DONAR-STALL, DONAR-STATS,
+ * DONAR-CLOSE-CONTROLS and DONAR-FREEZE (not tor's). */
 #include "torsim.h"
 
 #include <string.h>
@@ -274,11 +274,13 @@ torsim_command_stats (TorsimControl * c, const char *args)
     buffered += torsim_stream_buffered (l->data);
   g_string_append_printf (lines, "DONAR-STATS LINKS=%u SECURITY=%s SEED=%"
       G_GUINT64_FORMAT " STREAMS=%u ONIONS=%u BUFFERED=%" G_GSIZE_FORMAT
-      " CUT_MS=%" G_GINT64_FORMAT " UPTIME_MS=%" G_GINT64_FORMAT "\n",
+      " CUT_MS=%" G_GINT64_FORMAT " STALLED=%u UPTIME_MS=%" G_GINT64_FORMAT
+      "\n",
       t->n_links, donar_security_to_string (t->options->params.security),
       t->options->seed, g_list_length (t->streams),
       g_hash_table_size (t->onions), buffered,
-      MAX (t->cut_until_us - now, 0) / 1000, (now - t->origin_us) / 1000);
+      MAX (t->cut_until_us - now, 0) / 1000, torsim_streams_stalled (t),
+      (now - t->origin_us) / 1000);
   torsim_links_stats (t, lines);
   split = g_strsplit (lines->str, "\n", -1);
   for (guint i = 0; split[i] != NULL && split[i][0] != '\0'; i++)
@@ -319,6 +321,40 @@ torsim_command_freeze (TorsimControl * c, const char *args)
   }
   reply = g_strdup_printf ("250 FROZEN=%u",
       torsim_streams_freeze (torsim_control_torsim (c), (guint) max_streams));
+  torsim_control_write (c, reply);
+  g_free (reply);
+}
+
+/* The circuits of the open streams stall for a while, as when a hop on
+ * them is congested (issue 26): nothing is delivered, and tor goes on
+ * reading what the ends write until its stream window is full; at the
+ * release the backlog goes on, in order, at once or at DRAIN= cells a
+ * second (the hop's share of a loaded guard). */
+void
+torsim_command_stall (TorsimControl * c, const char *args)
+{
+  g_auto (GStrv) words = g_strsplit (args, " ", -1);
+  guint64 ms = 0, max_streams = G_MAXUINT, drain = 0;
+  gboolean ok = words[0] != NULL
+      && g_ascii_string_to_unsigned (words[0], 10, 0, MAX_CUT_MS, &ms, NULL);
+  guint i = 1;
+  gchar *reply;
+
+  if (ok && words[i] != NULL && !g_str_has_prefix (words[i], "DRAIN="))
+    ok = g_ascii_string_to_unsigned (words[i++], 10, 1, G_MAXUINT,
+        &max_streams, NULL);
+  if (ok && words[i] != NULL)
+    ok = g_str_has_prefix (words[i], "DRAIN=")
+        && g_ascii_string_to_unsigned (words[i++] + 6, 10, 1, 1000000,
+        &drain, NULL);
+  if (!ok || words[i] != NULL) {
+    torsim_control_write (c, "552 Invalid arguments (MS from 0 to 600000, "
+        "then streams, 1 or more, then DRAIN=cells/s, 1 to 1000000)");
+    return;
+  }
+  reply = g_strdup_printf ("250 STALLED=%u",
+      torsim_streams_stall (torsim_control_torsim (c), (guint) ms,
+          (guint) max_streams, (guint) drain));
   torsim_control_write (c, reply);
   g_free (reply);
 }

@@ -250,6 +250,7 @@ static const CommandEntry after_auth[] = {
   /* Not tor's: fault hooks for tests (docs/torsim.md). */
   {"DONAR-FAIL-LINK", torsim_command_fail_link},
   {"DONAR-CUT", torsim_command_cut},
+  {"DONAR-STALL", torsim_command_stall},
   {"DONAR-STATS", torsim_command_stats},
   {"DONAR-CLOSE-CONTROLS", torsim_command_close_controls},
   {"DONAR-FREEZE", torsim_command_freeze},

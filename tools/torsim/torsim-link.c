@@ -121,7 +121,13 @@ announce (TorsimLink * l, const char *status, const char *reason)
 static gint64
 due_time (TorsimLink * l, Chunk * c)
 {
-  return MAX (c->arrival_us, l->t->cut_until_us);
+  gint64 due = MAX (c->arrival_us, l->t->cut_until_us);
+
+  /* A chunk of a stalled stream holds back the chunks behind it on the
+   * circuit too. */
+  if (c->stream != NULL)
+    due = MAX (due, torsim_stream_stalled_until (c->stream));
+  return due;
 }
 
 static void
@@ -450,6 +456,12 @@ void
 torsim_links_cut (Torsim * t, guint ms)
 {
   t->cut_until_us = MAX (t->cut_until_us, torsim_now () + ms * (gint64) 1000);
+  torsim_links_reschedule (t);
+}
+
+void
+torsim_links_reschedule (Torsim * t)
+{
   for (guint i = 0; i < t->n_links; i++) {
     schedule (&t->links[i], 0);
     schedule (&t->links[i], 1);

@@ -3,13 +3,26 @@
  * Bytes read on side d go over the stream's link in direction d and are
  * written to the other side when the model says they arrive.  Like tor's
  * stream windows, a direction stops reading while too much of it is in
- * flight or waiting to be written. */
+ * flight or waiting to be written.
+ *
+ * DONAR-STALL: a stalled stream delivers nothing either way until its
+ * release, and what its ends write meanwhile is held, as by a congested
+ * hop of a real circuit, up to tor's stream window of 500 cells; then
+ * the stream stops reading, so the writer's socket fills.  At the release
+ * what was held enters the link, in order, with the model's delays from
+ * then on. */
 #include "torsim.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+
+/* Tor's stream window (STREAMWINDOW_START in tor's or.h): cells a
+ * stream's edge packages before the far edge acknowledges them, and the
+ * relay payload of a cell (RELAY_PAYLOAD_SIZE). */
+#define STREAM_WINDOW_CELLS 500
+#define CELL_PAYLOAD 498
 
 /* What the SOCKS handshake may buffer, and how long it may take. */
 #define SOCKS_MAX_INPUT 2048
@@ -37,9 +50,17 @@ struct _TorsimStream
   guint16 target_port;
   gsize in_flight[2];           /* bytes sent on the link, not delivered */
   gboolean frozen;              /* DONAR-FREEZE: never read again */
+  guint cells[2];               /* read, not delivered, in tor's cells */
+  gboolean windowed;            /* stalled once: the window applies */
+  gint64 stall_until_us;        /* DONAR-STALL: nothing delivered before */
+  GQueue held[2];               /* evbuffers read in the stall; NULL: END */
+  guint drain;                  /* cells/s the held go out at; 0: at once */
+  gint64 drain_next_us[2];      /* when the next held read may go */
+  struct event *release_timer;
 };
 
 static void stream_finish (TorsimStream * s);
+static void stall (TorsimStream * s, gint64 until, guint drain);
 
 static void
 stream_free (gpointer data)
@@ -47,6 +68,8 @@ stream_free (gpointer data)
   TorsimStream *s = data;
 
   torsim_socks_free (s->socks);
+  if (s->release_timer != NULL)
+    event_free (s->release_timer);
   g_free (s);
 }
 
@@ -54,6 +77,15 @@ static guint
 side_of (TorsimStream * s, struct bufferevent *bev)
 {
   return bev == s->side[0] ? 0 : 1;
+}
+
+/* Tor packages what it read into cells of up to 498 bytes: one read
+ * (a write of the client's, or several that came together) is that many
+ * cells. */
+static guint
+cells_of (gsize length)
+{
+  return (length + CELL_PAYLOAD - 1) / CELL_PAYLOAD;
 }
 
 static void
@@ -64,7 +96,9 @@ update_reading (TorsimStream * s, guint dir)
 
   if (s->state != STREAM_OPEN || s->side[dir] == NULL)
     return;
-  if (s->frozen) {
+  /* Only streams that were stalled have tor's window: elsewhere,
+   * --max-pending is the bound the tests of back-pressure expect. */
+  if (s->frozen || (s->windowed && s->cells[dir] >= STREAM_WINDOW_CELLS)) {
     bufferevent_disable (s->side[dir], EV_READ);
     return;
   }
@@ -89,7 +123,13 @@ relay (TorsimStream * s, guint dir)
   chunk = evbuffer_new ();
   evbuffer_remove_buffer (input, chunk, length);
   s->in_flight[dir] += length;
-  torsim_link_send (s->link, s, dir, chunk);
+  s->cells[dir] += cells_of (length);
+  /* Behind what a stall still holds too, until its release sends it. */
+  if (s->held[dir].length > 0
+      || torsim_stream_stalled_until (s) > torsim_now ())
+    g_queue_push_tail (&s->held[dir], chunk);
+  else
+    torsim_link_send (s->link, s, dir, chunk);
   update_reading (s, dir);
 }
 
@@ -108,6 +148,8 @@ stream_open (TorsimStream * s)
     bufferevent_setwatermark (s->side[dir], EV_WRITE, low, 0);
     update_reading (s, dir);
   }
+  if (s->t->stall_until_us > torsim_now ())
+    stall (s, s->t->stall_until_us, s->t->stall_drain);
   /* The client may have sent data after its request (optimistic data). */
   relay (s, 0);
 }
@@ -125,7 +167,12 @@ side_ended (TorsimStream * s, guint dir)
     return;
   }
   torsim_log (s->t, "stream %u: side %u closed", s->id, dir);
-  torsim_link_send (s->link, s, dir, NULL);
+  /* In a stall, the END waits behind what was held. */
+  if (s->held[dir].length > 0
+      || torsim_stream_stalled_until (s) > torsim_now ())
+    g_queue_push_tail (&s->held[dir], NULL);
+  else
+    torsim_link_send (s->link, s, dir, NULL);
 }
 
 static void
@@ -289,6 +336,7 @@ torsim_stream_deliver (TorsimStream * s, guint dir, struct evbuffer *data)
     return;
   }
   s->in_flight[dir] -= evbuffer_get_length (data);
+  s->cells[dir] -= MIN (s->cells[dir], cells_of (evbuffer_get_length (data)));
   if (to != NULL)
     bufferevent_write_buffer (to, data);
   evbuffer_free (data);
@@ -328,7 +376,15 @@ stream_finish (TorsimStream * s)
   for (guint dir = 0; dir < 2; dir++) {
     torsim_close_flushed (t, s->side[dir]);
     s->side[dir] = NULL;
+    while (s->held[dir].length > 0) {
+      struct evbuffer *held = g_queue_pop_head (&s->held[dir]);
+
+      if (held != NULL)
+        evbuffer_free (held);
+    }
   }
+  if (s->release_timer != NULL)
+    evtimer_del (s->release_timer);
   if (s->link != NULL)
     torsim_link_detach (s->link, s);
   s->link = NULL;
@@ -360,6 +416,100 @@ torsim_streams_freeze (Torsim * t, guint max_streams)
     torsim_log (t, "stream %u: frozen", s->id);
   }
   return frozen;
+}
+
+/* The stall's end: what was held enters the link in the order it was
+ * read, each read a packet of its own, as the cells a congested hop
+ * forwards once it clears; their delays are the model's from then on.
+ * With a drain rate, the hop forwards that many cells a second until it
+ * holds nothing (what the ends write meanwhile waits behind). */
+static void
+on_release (evutil_socket_t fd, short what, void *arg)
+{
+  TorsimStream *s = arg;
+  gint64 now = torsim_now (), next = G_MAXINT64;
+
+  if (s->state != STREAM_OPEN)
+    return;
+  for (guint dir = 0; dir < 2; dir++) {
+    s->drain_next_us[dir] = MAX (s->drain_next_us[dir], s->stall_until_us);
+    while (s->held[dir].length > 0 && s->link != NULL
+        && (s->drain == 0 || s->drain_next_us[dir] <= now)) {
+      struct evbuffer *chunk = g_queue_pop_head (&s->held[dir]);
+
+      if (s->drain > 0 && chunk != NULL)
+        s->drain_next_us[dir] += cells_of (evbuffer_get_length (chunk)) *
+            G_USEC_PER_SEC / s->drain;
+      torsim_link_send (s->link, s, dir, chunk);
+    }
+    if (s->held[dir].length > 0)
+      next = MIN (next, s->drain_next_us[dir]);
+    else
+      s->drain_next_us[dir] = 0;
+  }
+  if (next != G_MAXINT64 && s->link != NULL)
+    torsim_timer_at (s->t, s->release_timer, next);
+  for (guint dir = 0; dir < 2; dir++)
+    update_reading (s, dir);
+}
+
+static void
+stall (TorsimStream * s, gint64 until, guint drain)
+{
+  Torsim *t = s->t;
+
+  s->stall_until_us = until;
+  s->drain = drain;
+  s->windowed = TRUE;
+  if (s->release_timer == NULL)
+    s->release_timer = evtimer_new (t->base, on_release, s);
+  torsim_timer_at (t, s->release_timer, until);
+  for (guint dir = 0; dir < 2; dir++)
+    update_reading (s, dir);
+  torsim_log (t, "stream %u: stalled for %" G_GINT64_FORMAT " ms", s->id,
+      (until - torsim_now ()) / 1000);
+}
+
+guint
+torsim_streams_stall (Torsim * t, guint ms, guint max_streams, guint drain)
+{
+  gint64 until = torsim_now () + ms * (gint64) 1000;
+  guint stalled = 0;
+
+  /* A stall of every stream is the guard's: the streams opened during
+   * it, whose circuits cross it too, stall until the same release. */
+  if (max_streams == G_MAXUINT) {
+    t->stall_until_us = MAX (t->stall_until_us, until);
+    t->stall_drain = drain;
+  }
+  for (GList * l = t->streams; l != NULL && stalled < max_streams; l = l->next) {
+    TorsimStream *s = l->data;
+
+    if (s->state != STREAM_OPEN || s->stall_until_us > until)
+      continue;
+    stall (s, until, drain);
+    stalled++;
+  }
+  torsim_links_reschedule (t);
+  return stalled;
+}
+
+gint64
+torsim_stream_stalled_until (TorsimStream * s)
+{
+  return s->stall_until_us;
+}
+
+guint
+torsim_streams_stalled (Torsim * t)
+{
+  gint64 now = torsim_now ();
+  guint n = 0;
+
+  for (GList * l = t->streams; l != NULL; l = l->next)
+    if (((TorsimStream *) l->data)->stall_until_us > now)
+      n++;
+  return n;
 }
 
 gsize

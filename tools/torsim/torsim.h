@@ -95,6 +95,8 @@ struct _Torsim
   guint n_links;
   guint next_circuit_id;
   gint64 cut_until_us;          /* DONAR-CUT: nothing delivered before */
+  gint64 stall_until_us;        /* DONAR-STALL of every stream: new ones too */
+  guint stall_drain;            /* its DRAIN= (cells/s), 0: none */
 
   GHashTable *onions;           /* service id -> TorsimOnion */
   GHashTable *client_auth_keys; /* torsim-client-auth.c */
@@ -167,6 +169,8 @@ G_GNUC_PRINTF (2, 3);
      gboolean torsim_link_fail_now (Torsim * t, guint index);
 /* DONAR-CUT: nothing is delivered for `ms` from now. */
      void torsim_links_cut (Torsim * t, guint ms);
+/* Each link's next delivery again, after a cut or a stall. */
+     void torsim_links_reschedule (Torsim * t);
 /* GETINFO circuit-status: one line per link in use. */
      void torsim_links_circuit_status (Torsim * t, GString * out);
 /* DONAR-STATS: "LINK ..." lines, each ending with "\n". */
@@ -191,6 +195,17 @@ G_GNUC_PRINTF (2, 3);
 /* DONAR-FREEZE: open streams, the newest first and at most max_streams,
  * are never read again, on either side; returns how many. */
      guint torsim_streams_freeze (Torsim * t, guint max_streams);
+/* DONAR-STALL: open streams, the newest first and at most max_streams,
+ * deliver nothing for `ms` and hold what they read up to tor's stream
+ * window, sent on after, at `drain` cells a second (0: at once); returns
+ * how many.  With G_MAXUINT, streams opened before the release stall
+ * too. */
+     guint torsim_streams_stall (Torsim * t, guint ms, guint max_streams,
+    guint drain);
+/* Nothing of the stream is delivered before this (µs, monotonic). */
+     gint64 torsim_stream_stalled_until (TorsimStream * s);
+/* Streams stalled now. */
+     guint torsim_streams_stalled (Torsim * t);
      struct bufferevent *torsim_stream_client (TorsimStream * s);
 /* The SOCKS client's IP address, as text. */
      const char *torsim_stream_client_address (TorsimStream * s);
@@ -307,6 +322,7 @@ G_GNUC_PRINTF (2, 3);
      void torsim_command_stats (TorsimControl * c, const char *args);
      void torsim_command_close_controls (TorsimControl * c, const char *args);
      void torsim_command_freeze (TorsimControl * c, const char *args);
+     void torsim_command_stall (TorsimControl * c, const char *args);
 
 /* torsim-auth.c: PROTOCOLINFO's methods, the cookie, SAFECOOKIE. */
      gboolean torsim_auth_write_cookie (Torsim * t, const char *path,

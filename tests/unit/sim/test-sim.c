@@ -386,6 +386,46 @@ test_cut (void)
   remove_traces (dir, 12);
 }
 
+/* A cut fills tor's stream window (here 10 cells, a record each): SIMPLE
+ * over one 100-ms link, --cut 5,2.  Frames 123 to 132 (sent from 4.92 s,
+ * arriving from 5.02 s) are held until 7 s; frames 133 (5.32 s) to 172
+ * (6.88 s, due at 6.98 s) find the window full and are lost, 40 a
+ * direction; frame 173 (6.92 s, due at 7.02 s) is past the cut.  The
+ * summary's max is frame 123's 2080 ms. */
+static void
+test_cut_window (void)
+{
+  static const gint delays[1] = { 100 };
+  gchar *dir = write_traces (delays, 1);
+  SimSettings s;
+  SimCallResult r;
+  SimCallSummary summary;
+  GError *error = NULL;
+
+  settings_init (&s, DONAR_POLICY_SIMPLE, 10);
+  s.trace_dir = dir;
+  s.cut_at_us = 5 * G_USEC_PER_SEC;
+  s.cut_duration_us = 2 * G_USEC_PER_SEC;
+  s.stream_window_cells = 10;
+  g_assert_true (sim_run_call (&s, 0, &r, &error));
+  for (guint d = 0; d < 2; d++) {
+    g_assert_cmpint (r.latency_us[d][122], ==, 100 * MS);
+    g_assert_cmpint (r.latency_us[d][123], ==, 2080 * MS);
+    g_assert_cmpint (r.latency_us[d][132], ==, 1720 * MS);
+    for (guint f = 133; f <= 172; f++)
+      g_assert_cmpint (r.latency_us[d][f], ==, SIM_LOST);
+    g_assert_cmpint (r.latency_us[d][173], ==, 100 * MS);
+  }
+  g_assert_cmpuint (r.records_over_window, ==, 80);
+  sim_summarize_call (&r, 360 * MS, 1000 * MS, &summary);
+  g_assert_cmpint (summary.max_us, ==, 2080 * MS);
+  g_assert_cmpuint (summary.lost, ==, 80);
+  g_assert_cmpuint (summary.records_over_window, ==, 80);
+  sim_call_summary_clear (&summary);
+  sim_call_result_clear (&r);
+  remove_traces (dir, 1);
+}
+
 /* --kill-link-every 0.5 on a quiet model (no spike, loss or failure of
  * its own): 40 links killed in a 20-s call, and no frame lost: a frame
  * whose link dies under it comes as the copy in the next frame's message,
@@ -583,6 +623,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/constant-links", test_constant_links);
   g_test_add_func ("/sim/frame-log", test_frame_log);
   g_test_add_func ("/sim/cut", test_cut);
+  g_test_add_func ("/sim/cut-window", test_cut_window);
   g_test_add_func ("/sim/oracle-lag", test_oracle_lag);
   g_test_add_func ("/sim/kill-link-every", test_kill_link_every);
   g_test_add_func ("/sim/guard-failure", test_guard_failure);
