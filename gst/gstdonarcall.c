@@ -694,6 +694,11 @@ on_event (const DonarLinkEvent * event, gpointer user_data)
       case DONAR_LINK_EVENT_PEER_ENDED:
         post_ended (client, peer_end_reason (call), event->message);
         break;
+      case DONAR_LINK_EVENT_NO_LINK_IN_TIME:
+        GST_ELEMENT_WARNING (element, RESOURCE, WRITE,
+            ("No link of the call delivers in time: the path is stalled."),
+            ("%s", event->message));
+        break;
       default:
         break;
     }
@@ -1193,6 +1198,9 @@ gst_donar_call_client_get_stats (GstDonarCallClient * client)
         "bytes-sent", G_TYPE_UINT64, st.session.bytes_sent,
         "windows", G_TYPE_UINT64, st.session.windows,
         "alarms", G_TYPE_UINT64, st.session.alarms,
+        "no-link-in-time", G_TYPE_BOOLEAN, st.session.no_link_in_time,
+        "in-time-stalls", G_TYPE_UINT64, st.session.stalls,
+        "frames-withheld", G_TYPE_UINT64, st.session.frames_withheld,
         "connections-opened", G_TYPE_UINT64, st.connections_opened,
         "connections-failed", G_TYPE_UINT64, st.connections_failed,
         "connections-rejected", G_TYPE_UINT64, st.connections_rejected,

@@ -35,7 +35,9 @@ donar_adaptive_init (DonarAdaptive * adaptive, gdouble budget,
   adaptive->deadline_us = deadline_us;
   adaptive->over_bound = adaptive->in_time = 0;
   adaptive->no_link_in_time = FALSE;
-  adaptive->stalled_frames = adaptive->stalls = adaptive->sends_withheld = 0;
+  adaptive->in_time_since = G_MININT64;
+  adaptive->stall_probe_us = G_MININT64;
+  adaptive->stalled_frames = adaptive->stalls = adaptive->frames_withheld = 0;
   adaptive->credit = 0;
   adaptive->last_was_probe = FALSE;
   adaptive->frames_since_probe = 0;
@@ -214,31 +216,52 @@ classify (DonarAdaptive * adaptive, const DonarDelays * delays,
   }
 }
 
-/* No link is known to deliver in time: each frame goes once, on the link
- * sent on the longest ago (off the previous frame's links if it can), so
- * that the first to recover is found within a round of the links, and no
- * link takes more than one frame a round.  Nothing piles up in Tor. */
+/* No link is known to deliver in time.  Every cell written into a stalled
+ * path is one that the fresh frames will wait behind once it recovers,
+ * however slowly its backlog drains then.  So the links that hold nothing
+ * of ours are kept clean, and only those that already hold something are
+ * probed, one frame a least round trip (no answer can come sooner), round
+ * them, the rest withheld: what a link holds at the release is then a few
+ * cells, whatever the stall's length.  The moment the peer is heard again
+ * (its path is back, its backlog draining), each frame goes on a clean
+ * link, where nothing of ours waits before it. */
 static guint
-pick_stalled (DonarAdaptive * adaptive, const DonarGroups * groups,
-    guint32 up, const guint * prev, guint n_prev, gint64 now, guint * links)
+pick_stalled (DonarAdaptive * adaptive, const DonarDelays * delays,
+    const DonarGroups * groups, const DonarLinkView * views, guint32 up,
+    const guint * prev, guint n_prev, gint64 now, guint * links)
 {
-  guint32 candidates = up;
+  gint64 period = MAX (donar_delays_least_round_trip (delays),
+      delays->frame_period_us);
+  gboolean heard = now - delays->last_heard_us <= 2 * delays->frame_period_us;
+  guint32 clean = 0, candidates;
   gint oldest = -1;
 
-  for (guint k = 0; k < n_prev; k++)
+  if (!adaptive->no_link_in_time) {
+    adaptive->stalls++;
+    adaptive->stall_probe_us = G_MININT64;
+  }
+  adaptive->no_link_in_time = TRUE;
+  adaptive->stalled_frames++;
+  for (guint32 rest = up; rest; rest &= rest - 1)
+    if (views[__builtin_ctz (rest)].in_flight == 0)
+      clean |= 1u << __builtin_ctz (rest);
+  if (heard && clean)
+    candidates = clean;
+  else if (adaptive->stall_probe_us != G_MININT64 &&
+      now - adaptive->stall_probe_us < period) {
+    adaptive->frames_withheld++;
+    return 0;
+  } else
+    candidates = (up & ~clean) ? up & ~clean : up;
+  for (guint k = 0; k < n_prev && (candidates & ~(1u << prev[k])); k++)
     candidates &= ~(1u << prev[k]);
-  if (candidates == 0)
-    candidates = up;
   for (; candidates; candidates &= candidates - 1) {
     guint link = __builtin_ctz (candidates);
 
     if (oldest < 0 || groups->last_used[link] < groups->last_used[oldest])
       oldest = link;
   }
-  if (!adaptive->no_link_in_time)
-    adaptive->stalls++;
-  adaptive->no_link_in_time = TRUE;
-  adaptive->stalled_frames++;
+  adaptive->stall_probe_us = now;
   adaptive->last_was_probe = TRUE;
   adaptive->probed_us[oldest] = now;
   links[0] = oldest;
@@ -264,13 +287,15 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
       up |= 1u << link;
   donar_delays_views (delays, up, now, views);
   classify (adaptive, delays, views, up, now);
-  adaptive->sends_withheld += __builtin_popcount (adaptive->over_bound);
   adaptive->credit = MIN (adaptive->credit + adaptive->budget - 1.0,
       MAX_CREDIT);
   if (up == 0)
     return 0;
   if (adaptive->in_time == 0 && adaptive->over_bound != 0)
-    return pick_stalled (adaptive, groups, up, prev, n_prev, now, links);
+    return pick_stalled (adaptive, delays, groups, views, up, prev, n_prev,
+        now, links);
+  if (adaptive->no_link_in_time)
+    adaptive->in_time_since = now;
   adaptive->no_link_in_time = FALSE;
   /* The floors change seldom (a new least delay, a new bucket): the
    * median of the last frame stands while they and the links up do not. */

@@ -34,13 +34,16 @@ typedef struct
    * worth nothing. */
   gint64 deadline_us;
   /* The links over their bound at the last frame (a mask), those known to
-   * deliver in time, and whether none was. */
+   * deliver in time, and whether none was; since when some link has been
+   * (G_MININT64: since the start); the last probe while none was. */
   guint32 over_bound;
   guint32 in_time;
   gboolean no_link_in_time;
+  gint64 in_time_since;
+  gint64 stall_probe_us;
   guint64 stalled_frames;
   guint64 stalls;
-  guint64 sends_withheld;
+  guint64 frames_withheld;
 } DonarAdaptive;
 
 void donar_adaptive_init (DonarAdaptive * adaptive, gdouble budget,

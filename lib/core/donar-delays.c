@@ -461,5 +461,6 @@ donar_delays_views (const DonarDelays * delays, guint32 links, gint64 now,
     view->predicted = predict (delays, link, now, &view->fresh);
     view->excess = excess_from (delays, link, base);
     view->acked = delays->links[link].acked_us;
+    view->in_flight = delays->links[link].n_in_flight;
   }
 }

@@ -164,6 +164,7 @@ typedef struct
   gint64 fresh;
   gint64 excess;
   gint64 acked;                 /* acked_us */
+  guint in_flight;              /* our frames on it without word */
 } DonarLinkView;
 
 void donar_delays_views (const DonarDelays * delays, guint32 links,

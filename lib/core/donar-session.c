@@ -4,6 +4,11 @@
 
 #include <string.h>
 
+/* After a stall of every link, how long the links that drain their
+ * backlog at once have to show it, before those still late are given up
+ * (issue 26: back within a second). */
+#define RECOVERY_US (1 * G_USEC_PER_SEC)
+
 static DonarSentFrame *
 history_slot (DonarSession * session, guint32 seq)
 {
@@ -231,6 +236,9 @@ donar_session_send_frame (DonarSession * session, const guint8 * frame,
   for (guint i = 0; i < n_links; i++)
     current->links[i] = links[i];
 
+  if (n_links == 0 && session->adaptive.no_link_in_time)
+    /* Withheld, not lost: it rides along as the next probe's copy. */
+    return DONAR_OK;
   if (n_links == 0) {
     session->stats.frames_unsent++;
     return DONAR_ERROR_NO_LINK;
@@ -658,9 +666,9 @@ donar_session_get_stats (const DonarSession * session,
 {
   *stats = session->stats;
   stats->no_link_in_time = session->adaptive.no_link_in_time;
-  stats->stalled_frames = session->adaptive.stalled_frames;
   stats->stalls = session->adaptive.stalls;
-  stats->sends_withheld = session->adaptive.sends_withheld;
+  stats->stalled_frames = session->adaptive.stalled_frames;
+  stats->frames_withheld = session->adaptive.frames_withheld;
 }
 
 gboolean
@@ -710,10 +718,18 @@ donar_session_get_link_lateness (const DonarSession * session, guint link,
     gint64 now)
 {
   const DonarAdaptive *adaptive = &session->adaptive;
+  guint32 others_in_time = 0;
 
   if (link >= session->config.n_links ||
       session->config.policy != DONAR_POLICY_ADAPTIVE ||
-      (adaptive->in_time & ~(1u << link)) == 0)
+      (adaptive->in_time & (1u << link)) || adaptive->no_link_in_time ||
+      (adaptive->in_time_since != G_MININT64 &&
+          now - adaptive->in_time_since < RECOVERY_US))
+    return 0;
+  for (guint other = 0; other < session->config.n_links; other++)
+    if (session->groups.up[other] && (adaptive->in_time & (1u << other)))
+      others_in_time++;
+  if (others_in_time == 0)
     return 0;
   return donar_delays_in_flight_excess (&session->delays, link, now);
 }

@@ -181,14 +181,13 @@ typedef struct
   guint64 windows;
   guint64 alarms;               /* links taken out before the window's end */
   /* ADAPTIVE's bound on what is in flight (docs/protocol.md): whether no
-   * link is known to deliver in time now; the frames handed over while
-   * none was, each sent once as a probe; how often the call entered that
-   * state; and for each frame, one for every link over its bound (kept
-   * off it). */
+   * link is known to deliver in time now; how often the call entered that
+   * state; the frames handed over while none was; and those of them that
+   * were withheld (one a round trip goes out, as a probe). */
   gboolean no_link_in_time;
-  guint64 stalled_frames;
   guint64 stalls;
-  guint64 sends_withheld;
+  guint64 stalled_frames;
+  guint64 frames_withheld;
 } DonarSessionStats;
 
 typedef struct _DonarSession DonarSession;
@@ -274,13 +273,14 @@ gboolean donar_session_get_link_stats (const DonarSession * session,
  * since we learned of it.  0 while the link keeps up. */
 gint64 donar_session_get_link_silence (const DonarSession * session,
     guint link, gint64 now);
-/* How late our own frames on the link are, in µs, while another link
- * delivers ours in time (ADAPTIVE): the time by which the oldest of them
- * that the peer has not acknowledged is overdue beyond the least round
- * trip.  A circuit that hangs while the call goes on elsewhere, seen from
- * the sending side, whether or not the peer sends on it.  0 otherwise,
- * and always 0 while no link is in time: a stall of every link is waited
- * out, not redialed link by link. */
+/* How late our own frames on the link are, in µs, while other links have
+ * delivered ours in time for a second (ADAPTIVE): the time by which the
+ * oldest of them that the peer has not acknowledged is overdue beyond the
+ * least round trip.  A circuit that hangs while the call goes on
+ * elsewhere, seen from the sending side, whether or not the peer sends on
+ * it; or, after a stall of every link, one whose backlog has not drained
+ * within a second of the others'.  0 otherwise: a stall of every link is
+ * waited out, not redialed link by link. */
 gint64 donar_session_get_link_lateness (const DonarSession * session,
     guint link, gint64 now);
 const DonarConfig *donar_session_get_config (const DonarSession * session);

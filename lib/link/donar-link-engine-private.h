@@ -149,6 +149,8 @@ struct _DonarLinkEngine
   /* Set while a streaming thread writes, under the lock: what the
    * sockets do not take then is left to the loop (wake_event). */
   gboolean app_writing;
+  /* As the session last said (DONAR_LINK_EVENT_NO_LINK_IN_TIME). */
+  gboolean no_link_in_time;
 
   /* Who runs the loop: loop_lock (taken last).  A thread waiting in
    * pop_frame runs it itself (app_in_loop), so that a frame that comes

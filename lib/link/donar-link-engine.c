@@ -40,6 +40,10 @@ donar_link_event_type_to_string (DonarLinkEventType type)
       return "peer-unreachable";
     case DONAR_LINK_EVENT_PEER_ENDED:
       return "peer-ended";
+    case DONAR_LINK_EVENT_NO_LINK_IN_TIME:
+      return "no-link-in-time";
+    case DONAR_LINK_EVENT_IN_TIME_AGAIN:
+      return "in-time-again";
   }
   return "unknown";
 }
@@ -258,6 +262,27 @@ unlock_from_app (DonarLinkEngine * engine)
   g_mutex_unlock (&engine->lock);
   if (wake)
     event_active (engine->wake_event, 0, 0);
+}
+
+/* The session says at each frame whether any link delivers in time: a
+ * change is told once, with what the session counted. */
+static void
+note_in_time (DonarLinkEngine * engine)
+{
+  DonarSessionStats stats;
+
+  donar_session_get_stats (engine->session, &stats);
+  if (stats.no_link_in_time == engine->no_link_in_time)
+    return;
+  engine->no_link_in_time = stats.no_link_in_time;
+  if (stats.no_link_in_time)
+    donar_link_engine_raise (engine, DONAR_LINK_EVENT_NO_LINK_IN_TIME,
+        G_MAXUINT, "no link delivers in time: every link is stalled; one "
+        "frame a round trip goes out as a probe, the others are withheld");
+  else
+    donar_link_engine_raise (engine, DONAR_LINK_EVENT_IN_TIME_AGAIN,
+        G_MAXUINT, "a link delivers in time again (%" G_GUINT64_FORMAT
+        " frames withheld in all)", stats.frames_withheld);
 }
 
 static void
@@ -632,6 +657,7 @@ donar_link_engine_send_frame (DonarLinkEngine * engine, const guint8 * frame,
   donar_session_send_frame (engine->session, frame, length,
       g_get_monotonic_time ());
   engine->app_writing = FALSE;
+  note_in_time (engine);
   unlock_from_app (engine);
   return TRUE;
 }

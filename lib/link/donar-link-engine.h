@@ -102,6 +102,10 @@ typedef enum
   DONAR_LINK_EVENT_REJECTED,    /* callee: a stranger, closed */
   DONAR_LINK_EVENT_PEER_UNREACHABLE,    /* no link for peer_timeout_us */
   DONAR_LINK_EVENT_PEER_ENDED,  /* its BYE came, and its links closed */
+  /* ADAPTIVE: no link is known to deliver our frames in time (every link
+   * stalled); one frame a round trip goes out as a probe. */
+  DONAR_LINK_EVENT_NO_LINK_IN_TIME,
+  DONAR_LINK_EVENT_IN_TIME_AGAIN,       /* a link delivers in time again */
 } DonarLinkEventType;
 
 const gchar *donar_link_event_type_to_string (DonarLinkEventType type);

@@ -423,6 +423,8 @@ report (const Options * options, DonarCall * call, Status * status,
         "\"silences\": %" G_GUINT64_FORMAT ", \"paths_known\": %u, "
         "\"paths_told\": %" G_GUINT64_FORMAT ", "
         "\"frames_unsent\": %" G_GUINT64_FORMAT ", "
+        "\"in_time_stalls\": %" G_GUINT64_FORMAT ", "
+        "\"frames_withheld\": %" G_GUINT64_FORMAT ", "
         "\"piggybacked\": %" G_GUINT64_FORMAT ", \"malformed\": %"
         G_GUINT64_FORMAT ", %s}\n", seconds,
         options->policy ? options->policy : "adaptive", options->budget,
@@ -433,7 +435,8 @@ report (const Options * options, DonarCall * call, Status * status,
         stats.connections_rejected, stats.records_dropped, stats.stalls,
         stats.hello_timeouts, stats.silences, stats.paths_known,
         stats.paths_told,
-        stats.session.frames_unsent,
+        stats.session.frames_unsent, stats.session.stalls,
+        stats.session.frames_withheld,
         stats.session.frames_piggyback_delivered, received->malformed,
         messages->str);
   } else {
