@@ -2,7 +2,7 @@
 """Writes libdonar's linker version script: the functions that the installed
 headers declare are global, everything else is local.  The public API is
 what the headers say, so the export list follows them without a second list
-to keep in step (tests/install/check-exports.sh checks the result).
+to keep in step (tests/install/check-exports.sh checks the library).
 
 usage: donar-exports.py OUTPUT HEADER...
 """
