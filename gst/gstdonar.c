@@ -28,4 +28,4 @@ plugin_init (GstPlugin * plugin)
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, donar,
     "DONAR: anonymous voice calls over Tor with telephone quality",
-    plugin_init, VERSION, "GPL", PACKAGE, GST_PACKAGE_ORIGIN)
+    plugin_init, VERSION, GST_LICENSE, GST_PACKAGE_NAME, GST_PACKAGE_ORIGIN)

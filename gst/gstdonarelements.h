@@ -6,6 +6,10 @@
 
 G_BEGIN_DECLS
 
+/* The author in every element's metadata, in the "Name <address>" form
+ * that gst-inspect-1.0 shows: the project's identity (its commits'). */
+#define GST_DONAR_AUTHOR "DONAR developers <dev@donar.invalid>"
+
 /* The elements of the plugin, one line each: the name given to
  * GST_ELEMENT_REGISTER_DEFINE in the element's source file.  gstdonar.c
  * registers them all; add the source file to gst/meson.build too. */

@@ -333,7 +333,7 @@ gst_donar_jitter_buffer_class_init (GstDonarJitterBufferClass * klass)
       "DONAR jitter buffer", "Filter/Network/RTP",
       "rtpjitterbuffer whose latency follows the observed delays: the least "
       "that plays a target share of the frames within the deadline",
-      "DONAR for GStreamer developers");
+      GST_DONAR_AUTHOR);
 
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_donar_jitter_buffer_change_state);

@@ -151,7 +151,7 @@ gst_donar_rtcp_demux_class_init (GstDonarRtcpDemuxClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "DONAR RTP/RTCP demuxer", "Demuxer/Network/RTP",
       "Splits RTP and RTCP muxed in one stream (RFC 5761), as donarsrc "
-      "receives them from an rtpbin", "DONAR for GStreamer");
+      "receives them from an rtpbin", GST_DONAR_AUTHOR);
 }
 
 static void

@@ -134,7 +134,7 @@ gst_donar_sink_class_init (GstDonarSinkClass * klass)
   gst_element_class_set_static_metadata (element_class, "DONAR call sink",
       "Sink/Network/RTP",
       "Sends RTP packets over a DONAR call: Tor onion links with telephone "
-      "quality", "DONAR for GStreamer");
+      "quality", GST_DONAR_AUTHOR);
 
   element_class->change_state = GST_DEBUG_FUNCPTR (gst_donar_sink_change_state);
   basesink_class->start = GST_DEBUG_FUNCPTR (gst_donar_sink_start);

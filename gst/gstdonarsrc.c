@@ -130,7 +130,7 @@ gst_donar_src_class_init (GstDonarSrcClass * klass)
   gst_element_class_set_static_metadata (element_class, "DONAR call source",
       "Source/Network/RTP",
       "Receives RTP packets from a DONAR call: Tor onion links with "
-      "telephone quality", "DONAR for GStreamer");
+      "telephone quality", GST_DONAR_AUTHOR);
 
   element_class->change_state = GST_DEBUG_FUNCPTR (gst_donar_src_change_state);
   basesrc_class->start = GST_DEBUG_FUNCPTR (gst_donar_src_start);

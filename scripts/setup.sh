@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing from Debian 12 (apt-get only), builds into build/,
-# then runs the main job (`run`: a call over the emulated Tor), the whole test suite (`test`) or the
+# then runs the main job (`run`: a call over the emulated Tor), the whole test suite (`test`,
+# the Debian packages too), the Debian packages alone (`deb`: build-deb/*.deb) or the
 # evaluation of record (`evaluate`: docs/evaluation.md, docs/img/; `evaluate-tor`: its section
 # "Over real tor", through real tor relays on 127.0.0.1).
 # Idempotent: a second run installs nothing and rebuilds only what changed.
@@ -27,6 +28,9 @@ evaluation_packages=(python3 python3-matplotlib python3-numpy python3-scipy
 # libFuzzer (tests/fuzz/): clang and its runtime, which clang-14 does not
 # pull in by itself.
 fuzz_packages=(clang libclang-rt-14-dev)
+
+# The Debian packages (debian/, `deb`), built and installed by `test`.
+deb_packages=(debhelper dpkg-dev fakeroot)
 
 install_missing () {
   local missing=()
@@ -55,6 +59,19 @@ python_venv () {
   if ! build-venv/bin/python3 -c "import pesq" 2>/dev/null; then
     build-venv/bin/pip install -q "pesq==$pesq_version"
   fi
+}
+
+# The Debian packages into build-deb/, from a copy of the tree:
+# dpkg-buildpackage writes its packages beside the source it builds.
+build_deb () {
+  rm -rf build-deb
+  mkdir -p build-deb/src
+  tar --exclude='./build*' --exclude=./.git -cf - . | tar -xf - -C build-deb/src
+  (cd build-deb/src &&
+    DEB_BUILD_OPTIONS="parallel=$(nproc)" dpkg-buildpackage -b -us -uc >../dpkg-buildpackage.log 2>&1) ||
+    { tail -40 build-deb/dpkg-buildpackage.log; return 1; }
+  rm -rf build-deb/src
+  ls build-deb/*.deb
 }
 
 build () {
@@ -105,6 +122,16 @@ case "${1:-run}" in
       UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
       meson test -C build-sanitize --suite unit --suite elements \
       --print-errorlogs
+    # The Debian packages built, installed, used as a user would (the
+    # plugin found by GStreamer alone, a program built through
+    # pkg-config), then removed.
+    install_missing "${deb_packages[@]}"
+    build_deb
+    bash tests/install/check-deb.sh build-deb
+    ;;
+  deb)
+    install_missing "${packages[@]}" "${deb_packages[@]}"
+    build_deb
     ;;
   evaluate)
     install_missing "${packages[@]}" "${evaluation_packages[@]}"
@@ -131,7 +158,7 @@ case "${1:-run}" in
     python_venv
     ;;
   *)
-    echo "usage: $0 [run|test|evaluate [evaluate.py options]|evaluate-tor [evaluate-tornet.py options]|install-only]" >&2
+    echo "usage: $0 [run|test|deb|evaluate [evaluate.py options]|evaluate-tor [evaluate-tornet.py options]|install-only]" >&2
     exit 2
     ;;
 esac
