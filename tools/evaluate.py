@@ -700,6 +700,10 @@ class Scenario:
         return tuple(option.format(seconds=seconds, half=seconds // 2)
                      for option in self.options)
 
+    def command(self, seconds):
+        """The options as the page shows them."""
+        return f'`{" ".join(self.args(seconds))}`'
+
 
 # The callee's guards flaky for the whole call at the quiet period of the
 # model's median flaky relay (spike_gap_flaky_median_s, docs/netmodel.md).
@@ -1199,7 +1203,7 @@ def section_shared_fate(fate, plan, command, cpu_s):
         f'{SECURITIES[0].label}, seed {plan.seed}; call *i* has the same '
         'network under every policy and `--paths`. The scenarios, as '
         'donar-sim options: '
-        + '; '.join(f'{scenario.label}: `{" ".join(scenario.args(length.seconds))}`'
+        + '; '.join(f'{scenario.label}: {scenario.command(length.seconds)}'
                     for scenario in SHARED_FATE_SCENARIOS)
         + f' (bulk downloads: seed 003\'s, 8 flows of 50 KiB/s; the flaky '
         'guards: quiet periods of '
@@ -1224,7 +1228,7 @@ def section_shared_fate(fate, plan, command, cpu_s):
         shared_fate_targets_table(fate, plan)]
     for scenario in SHARED_FATE_SCENARIOS:
         lines += ['', f'### {scenario.label[0].upper()}{scenario.label[1:]}',
-                  '', f'`{" ".join(scenario.args(length.seconds))}`; '
+                  '', f'{scenario.command(length.seconds)}; '
                   'successful % / dropped % / p99 / p99.9 ms (over the '
                   'frames delivered).', '',
                   shared_fate_scenario_table(fate, scenario)]
