@@ -9,7 +9,8 @@ they come from.
 
     build-venv/bin/python3 tools/evaluate.py [--build build] [--out docs]
         [--calls 96] [--seed 1] [--voice-calls 32] [--voice-segments 8]
-    build-venv/bin/python3 tools/evaluate.py --voice-only   # that section
+    build-venv/bin/python3 tools/evaluate.py --only voice   # that section
+    build-venv/bin/python3 tools/evaluate.py --only shared-fate  # that one
     build-venv/bin/python3 tools/evaluate.py --quick --out /tmp/eval  # smoke
 
 Python 3 with matplotlib, numpy and scipy (Debian) and PyPI's pesq for the
@@ -435,26 +436,36 @@ def snapshot_tools(build, scratch):
     return scratch
 
 
-def run_all(build, runs, seed, quick, scratch):
-    """Runs the calibration and every SimRun on all cores, longest first.
-
-    Returns (calibration, {run: report}).
-    """
-    workers = os.cpu_count() or 1
+def run_sims(pool, build, runs, scratch):
+    """Runs every SimRun on pool, longest first: {run: report}."""
     ordered = sorted(set(runs), key=SimRun.cost, reverse=True)
     started = time.monotonic()
     reports = {}
+    futures = {pool.submit(run_sim, build, run, scratch): run
+               for run in ordered}
+    for count, future in enumerate(
+            concurrent.futures.as_completed(futures), 1):
+        run = futures[future]
+        reports[run] = future.result()
+        log(f'[{count}/{len(ordered)}] '
+            f'{time.monotonic() - started:6.0f} s  {run.describe()}')
+    return reports
+
+
+def run_all(build, runs, seed, quick, scratch, calibrate=True):
+    """Runs the calibration (unless not calibrate) and every SimRun on all
+    cores, longest first.
+
+    Returns (calibration or None, {run: report}).
+    """
+    workers = os.cpu_count() or 1
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-        calibration = pool.submit(run_calibration, build, seed, quick)
-        futures = {pool.submit(run_sim, build, run, scratch): run
-                   for run in ordered}
+        calibration = (pool.submit(run_calibration, build, seed, quick)
+                       if calibrate else None)
         try:
-            for count, future in enumerate(
-                    concurrent.futures.as_completed(futures), 1):
-                run = futures[future]
-                reports[run] = future.result()
-                log(f'[{count}/{len(ordered)}] '
-                    f'{time.monotonic() - started:6.0f} s  {run.describe()}')
+            reports = run_sims(pool, build, runs, scratch)
+            if calibration is None:
+                return None, reports
             log('link model calibration')
             return calibration.result(), reports
         except BaseException:
@@ -592,6 +603,9 @@ def run_voice(build, plan, scratch):
 # --------------------------------------------------------------------------
 # Plans
 
+# The sections `--only` runs alone, each between its markers on the page.
+ONLY_SECTIONS = ('voice', 'shared-fate')
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -644,12 +658,17 @@ FAULTS = (
 NEWS_LAGS_MS = (50, 100, 150)
 
 
+def lagged_oracle(oracle, lag):
+    """oracle choosing by what a frame sent lag ms earlier met."""
+    return Policy(f'{oracle.key}-lag{lag}',
+                  f'{oracle.label}, told {lag} ms late',
+                  oracle.args + ('--oracle-lag-ms', str(lag)), oracle.links)
+
+
 def news_runs(plan):
     length = plan.call_lengths[-1]
     return {(oracle.key, lag):
-            SimRun(Policy(oracle.key, oracle.label,
-                          oracle.args + ('--oracle-lag-ms', str(lag)),
-                          oracle.links), SECURITIES[0], length.seconds,
+            SimRun(lagged_oracle(oracle, lag), SECURITIES[0], length.seconds,
                    plan.calls, plan.seed, protocol_options(oracle),
                    note=f'news {lag} ms old')
             for oracle in (ORACLE_1, ORACLE_2) for lag in NEWS_LAGS_MS}
@@ -663,6 +682,93 @@ def fault_runs(plan):
                    max(2, plan.calls // SWEEP_CALLS_DIVISOR), plan.seed,
                    protocol_options(policy), note=name)
             for name, args in FAULTS for policy in FAULT_POLICIES}
+
+
+# Shared fate (issue 24): links that cross one relay share its spikes, its
+# cross traffic and its failure, and every link of a side crosses one of
+# its 2 guards.  Default, the shortest calls, each scenario under the three
+# states of knowledge of donar-sim --paths (which sides learn their links'
+# guards from tor).  The options are formatted with the call's length
+# ({seconds}) and its middle ({half}).
+@dataclass(frozen=True)
+class Scenario:
+    key: str
+    label: str
+    options: tuple          # donar-sim options, formatted by length
+
+    def args(self, seconds):
+        return tuple(option.format(seconds=seconds, half=seconds // 2)
+                     for option in self.options)
+
+    def command(self, seconds):
+        """The options as the page shows them."""
+        return f'`{" ".join(self.args(seconds))}`'
+
+
+# The callee's guards flaky for the whole call at the quiet period of the
+# model's median flaky relay (spike_gap_flaky_median_s, docs/netmodel.md).
+CALLEE_GUARD_SPIKE_GAP_S = 10
+# Seed 003's bulk downloads, as issue 24 measured them: 8 flows of 50 KiB/s
+# (400 KiB/s, more than the median guard's 250) for the whole call.
+SHARED_FATE_SCENARIOS = (
+    Scenario('bulk-caller', "bulk downloads through the caller's guard 0",
+             ('--cross-traffic', '0,{seconds},8,50,0,0')),
+    Scenario('bulk-callee', "bulk downloads through the callee's guard 0",
+             ('--cross-traffic', '0,{seconds},8,50,1,0')),
+    Scenario('spikes-callee', "the callee's 2 guards flaky",
+             ('--set',
+              f'callee_guard_spike_gap_s={CALLEE_GUARD_SPIKE_GAP_S}')),
+    Scenario('guard-fails-caller', "the caller's guard 0 fails halfway",
+             ('--guard-failure', '{half}')),
+    Scenario('guard-fails-callee', "the callee's guard 0 fails halfway",
+             ('--guard-failure', '{half},1')),
+)
+# donar-sim --paths: own (each side its half of every circuit), caller (only
+# the caller, as the link engine does today), none (neither: trace replay).
+SHARED_FATE_PATHS = ('own', 'caller', 'none')
+SHARED_FATE_POLICIES = (SIMPLE, TORFONE, ALTERNATE, DOUBLE_SEND,
+                        ALTERNATE_ALARM, DOUBLE_SEND_ALARM, ADAPTIVE_1,
+                        ADAPTIVE_2)
+SHARED_FATE_LAG_MS = 100
+# The oracles run no session of lib/core, so --paths means nothing to them:
+# one run a scenario, shown under every --paths.
+SHARED_FATE_ORACLES = (ORACLE_1, ORACLE_2,
+                       lagged_oracle(ORACLE_1, SHARED_FATE_LAG_MS),
+                       lagged_oracle(ORACLE_2, SHARED_FATE_LAG_MS))
+# Issue 24's targets: ADAPTIVE at least as many calls successful as the
+# paper's policy with alarms at the same budget, and no more dropped.
+SHARED_FATE_TARGETS = ((ADAPTIVE_1, ALTERNATE_ALARM),
+                       (ADAPTIVE_2, DOUBLE_SEND_ALARM))
+SHARED_FATE_BEGIN = '<!-- shared fate begin -->'
+SHARED_FATE_END = '<!-- shared fate end -->'
+
+
+def shared_fate_run(plan, scenario, policy, paths):
+    """The SimRun of policy in scenario with --paths paths (None: the
+    oracles, which take no --paths)."""
+    length = plan.call_lengths[0]
+    args = policy.args + scenario.args(length.seconds)
+    if paths is not None:
+        args += ('--paths', paths)
+    return SimRun(Policy(policy.key, policy.label, args, policy.links),
+                  SECURITIES[0], length.seconds, plan.calls, plan.seed,
+                  protocol_options(policy),
+                  note=f'{scenario.label}, --paths {paths or "-"}')
+
+
+def shared_fate_runs(plan):
+    """{(scenario key, paths, policy key): SimRun}; the oracles' under
+    paths None."""
+    runs = {}
+    for scenario in SHARED_FATE_SCENARIOS:
+        for paths in SHARED_FATE_PATHS:
+            for policy in SHARED_FATE_POLICIES:
+                runs[(scenario.key, paths, policy.key)] = shared_fate_run(
+                    plan, scenario, policy, paths)
+        for oracle in SHARED_FATE_ORACLES:
+            runs[(scenario.key, None, oracle.key)] = shared_fate_run(
+                plan, scenario, oracle, None)
+    return runs
 
 
 def main_runs(plan):
@@ -1021,6 +1127,115 @@ def section_faults(faults, plan):
         '', table(header, rows)])
 
 
+def calls_of(report, measure, calls):
+    """How many of the run's calls the ratio `measure` stands for."""
+    return round(report[measure] * calls)
+
+
+def shared_fate_report(fate, scenario, paths, policy):
+    report = fate.get((scenario.key, paths, policy.key))
+    return report if report is not None else fate[(scenario.key, None,
+                                                   policy.key)]
+
+
+def target_verdict(fate, scenario, paths, calls):
+    """'ok', or which of issue 24's targets fail under scenario and paths:
+    ADAPTIVE fewer calls successful, or more dropped, than the paper's
+    policy with alarms at the same budget."""
+    failing = []
+    for adaptive, paper in SHARED_FATE_TARGETS:
+        ours = shared_fate_report(fate, scenario, paths, adaptive)
+        theirs = shared_fate_report(fate, scenario, paths, paper)
+        if (calls_of(ours, 'successful_ratio', calls) <
+                calls_of(theirs, 'successful_ratio', calls)):
+            failing.append(f'{adaptive.label}: successful '
+                           f'{pct(ours["successful_ratio"])} < '
+                           f'{pct(theirs["successful_ratio"])}')
+        if (calls_of(ours, 'dropped_ratio', calls) >
+                calls_of(theirs, 'dropped_ratio', calls)):
+            failing.append(f'{adaptive.label}: dropped '
+                           f'{pct(ours["dropped_ratio"])} > '
+                           f'{pct(theirs["dropped_ratio"])}')
+    return '; '.join(failing) or 'ok'
+
+
+def shared_fate_cell(report):
+    latency = report['latency_ms']
+    return (f'{pct(report["successful_ratio"])} / '
+            f'{pct(report["dropped_ratio"])} / {ms(latency["p99"])} / '
+            f'{ms(latency["p999"])}')
+
+
+def shared_fate_targets_table(fate, plan):
+    rows = []
+    for scenario in SHARED_FATE_SCENARIOS:
+        for paths in SHARED_FATE_PATHS:
+            row = [scenario.label, paths]
+            for adaptive, paper in SHARED_FATE_TARGETS:
+                for policy in (adaptive, paper):
+                    report = shared_fate_report(fate, scenario, paths, policy)
+                    row.append(f'{pct(report["successful_ratio"])} / '
+                               f'{pct(report["dropped_ratio"])}')
+            row.append(target_verdict(fate, scenario, paths, plan.calls))
+            rows.append(row)
+    header = ['scenario', '--paths']
+    header += [policy.label for pair in SHARED_FATE_TARGETS for policy in pair]
+    return table(header + ['targets'], rows)
+
+
+def shared_fate_scenario_table(fate, scenario):
+    header = ['policy'] + [f'`--paths {paths}`'
+                           for paths in SHARED_FATE_PATHS]
+    rows = [[policy.label] + [shared_fate_cell(shared_fate_report(
+        fate, scenario, paths, policy)) for paths in SHARED_FATE_PATHS]
+        for policy in SHARED_FATE_POLICIES + SHARED_FATE_ORACLES]
+    return table(header, rows)
+
+
+def section_shared_fate(fate, plan, command, cpu_s):
+    length = plan.call_lengths[0]
+    lines = [
+        SHARED_FATE_BEGIN, '## Shared fate', '',
+        'Links that cross one relay share its spikes, its cross traffic and '
+        'its failure, and every link of a side crosses one of that side\'s 2 '
+        'guards (issue 24). '
+        f'{plan.calls} calls of {length.label} per cell, '
+        f'{SECURITIES[0].label}, seed {plan.seed}; call *i* has the same '
+        'network under every policy and `--paths`. The scenarios, as '
+        'donar-sim options: '
+        + '; '.join(f'{scenario.label}: {scenario.command(length.seconds)}'
+                    for scenario in SHARED_FATE_SCENARIOS)
+        + f' (bulk downloads: seed 003\'s, 8 flows of 50 KiB/s; the flaky '
+        'guards: quiet periods of '
+        f'{CALLEE_GUARD_SPIKE_GAP_S} s on average, the model\'s median flaky '
+        'relay, docs/netmodel.md).', '',
+        '`--paths`: which sides learn their links\' guards from tor; '
+        '`own`: each side its half of every circuit, `caller`: only the '
+        'caller (what the link engine does today), `none`: neither (as in '
+        'trace replay). Only ADAPTIVE uses them; the oracles run no session '
+        'and are run once a scenario, shown under each `--paths`. '
+        f'"told {SHARED_FATE_LAG_MS} ms late": the oracle choosing by what a '
+        f'frame sent {SHARED_FATE_LAG_MS} ms earlier met '
+        f'(`--oracle-lag-ms {SHARED_FATE_LAG_MS}`).', '',
+        f'Regenerate this section alone: `{command}` '
+        f'({len(fate)} donar-sim runs, '
+        f'{duration_text(cpu_s)} of CPU).', '',
+        '### The targets', '',
+        'Issue 24: ADAPTIVE at budget 1 at least as many calls successful as '
+        'ALTERNATE + alarm and at most as many dropped; at budget 2 the same '
+        'against DOUBLE-SEND + alarm. Successful % / dropped %; "targets": '
+        'ok, or the ones that fail.', '',
+        shared_fate_targets_table(fate, plan)]
+    for scenario in SHARED_FATE_SCENARIOS:
+        lines += ['', f'### {scenario.label[0].upper()}{scenario.label[1:]}',
+                  '', f'{scenario.command(length.seconds)}; '
+                  'successful % / dropped % / p99 / p99.9 ms (over the '
+                  'frames delivered).', '',
+                  shared_fate_scenario_table(fate, scenario)]
+    lines.append(SHARED_FATE_END)
+    return '\n'.join(lines)
+
+
 def write_plots(out, results, sweep, plan):
     pyplot, ticker = import_pyplot()
     os.makedirs(os.path.join(out, 'img'), exist_ok=True)
@@ -1262,9 +1477,12 @@ def section_details(results, successful_diffs, dropped_diffs, plan):
     return '\n'.join(lines)
 
 
+SECTION_AFTER_SHARED_FATE = '## Fig. 9: frame latency distributions'
+
+
 def section_cdfs(plan):
     lines = [
-        '## Fig. 9: frame latency distributions', '',
+        SECTION_AFTER_SHARED_FATE, '',
         'One plot per security configuration and call length, a curve per '
         'policy and the two oracles (dotted: 1 send, dash-dotted: 2 sends; '
         'they often coincide), over all frames of the '
@@ -1439,17 +1657,28 @@ def section_voice(voice, plan, wall_s):
     return '\n'.join(lines)
 
 
-def replace_voice_section(page, section):
-    """page with its voice-quality section replaced by section (or, if it
-    has none, section inserted before the speed section, else appended)."""
-    found = re.search(re.escape(VOICE_BEGIN) + '.*?' + re.escape(VOICE_END),
-                      page, re.DOTALL)
+def replace_marked_section(page, begin, end, section, before):
+    """page with the section between the markers begin and end replaced by
+    section (or, if it has none, section inserted before the heading
+    `before`, where a whole run puts it, else appended)."""
+    found = re.search(re.escape(begin) + '.*?' + re.escape(end), page,
+                      re.DOTALL)
     if found:
         return page[:found.start()] + section + page[found.end():]
-    speed = page.find('\n## Speed\n')
-    if speed >= 0:
-        return page[:speed + 1] + section + '\n\n' + page[speed + 1:]
+    heading = page.find(f'\n{before}\n')
+    if heading >= 0:
+        return page[:heading + 1] + section + '\n\n' + page[heading + 1:]
     return page.rstrip('\n') + '\n\n' + section + '\n'
+
+
+def replace_voice_section(page, section):
+    return replace_marked_section(page, VOICE_BEGIN, VOICE_END, section,
+                                  '## Speed')
+
+
+def replace_shared_fate_section(page, section):
+    return replace_marked_section(page, SHARED_FATE_BEGIN, SHARED_FATE_END,
+                                  section, SECTION_AFTER_SHARED_FATE)
 
 
 def section_speed(speeds, plan, wall_s):
@@ -1511,7 +1740,7 @@ def section_over_tor(out):
 
 
 def render_page(plan, command, calibration, results, sweep, faults, news,
-                speeds, wall_s, cpu_s, notes, voice, voice_wall_s, out):
+                fate, speeds, wall_s, cpu_s, notes, voice, voice_wall_s, out):
     successful_diffs = compare(results, PAPER_SUCCESSFUL, 'successful_ratio',
                                'successful calls', plan)
     dropped_diffs = compare(results, PAPER_DROPPED, 'dropped_ratio',
@@ -1529,6 +1758,8 @@ def render_page(plan, command, calibration, results, sweep, faults, news,
         section_budget(results, plan),
         section_news_age(results, news, plan),
         section_faults(faults, plan),
+        section_shared_fate(fate['reports'], plan, fate['command'],
+                            fate['cpu_s']),
         section_cdfs(plan),
         section_sweep(sweep, plan),
         section_voice(voice, plan, voice_wall_s),
@@ -1574,9 +1805,11 @@ def parse_args(argv):
                         help='damaged segments scored per call, the rest '
                         f'estimated ({VOICE_SEGMENTS}; '
                         f'{QUICK_VOICE_SEGMENTS} with --quick)')
-    parser.add_argument('--voice-only', action='store_true',
-                        help='run only the voice-quality section and '
-                        'replace only it in OUT/evaluation.md')
+    parser.add_argument('--only', choices=ONLY_SECTIONS, default=None,
+                        help='run only this section and replace only it in '
+                        'OUT/evaluation.md')
+    parser.add_argument('--voice-only', action='store_const', dest='only',
+                        const='voice', help='the same as --only voice')
     args = parser.parse_args(argv)
     if args.calls is not None and args.calls < 1:
         parser.error('--calls must be at least 1')
@@ -1589,14 +1822,20 @@ def parse_args(argv):
     return args
 
 
-def reproducing_command(args):
+def reproducing_command(args, only=None):
+    """The command that gives these figures again: the whole page, or with
+    only, that section of it."""
     parts = ['build-venv/bin/python3 tools/evaluate.py']
+    if only:
+        parts.append(f'--only {only}')
     if args.quick:
         parts.append('--quick')
     if args.calls:
         parts.append(f'--calls {args.calls}')
     if args.seed != 1:
         parts.append(f'--seed {args.seed}')
+    if only == 'shared-fate':
+        return ' '.join(parts)
     if args.voice_calls:
         parts.append(f'--voice-calls {args.voice_calls}')
     if args.voice_segments:
@@ -1612,6 +1851,22 @@ def check_tools(build):
                      f'(meson setup {build} && ninja -C {build})')
 
 
+def write_section_alone(out, what, replace, section):
+    """Replaces one section of OUT/evaluation.md (replace: (page, section)
+    -> page) and nothing else, or starts a page with it.  Returns the
+    page's path."""
+    os.makedirs(out, exist_ok=True)
+    page_path = os.path.join(out, 'evaluation.md')
+    try:
+        with open(page_path, encoding='utf-8') as f:
+            page = f.read()
+    except FileNotFoundError:
+        page = ('# DONAR evaluation: seed 000, section 6, over the Tor link '
+                f'model ({what} only)\n')
+    write_atomically(page_path, replace(page, section))
+    return page_path
+
+
 def voice_only(args, plan):
     """Runs the voice-quality section alone and replaces it in the page."""
     started = time.monotonic()
@@ -1620,40 +1875,64 @@ def voice_only(args, plan):
     wall_s = time.monotonic() - started
     os.makedirs(args.out, exist_ok=True)
     write_voice_plot(args.out, voice, plan)
-    page_path = os.path.join(args.out, 'evaluation.md')
-    try:
-        with open(page_path, encoding='utf-8') as f:
-            page = f.read()
-    except FileNotFoundError:
-        page = ('# DONAR evaluation: seed 000, section 6, over the Tor link '
-                'model (voice quality only)\n')
-    write_atomically(page_path, replace_voice_section(
-        page, section_voice(voice, plan, wall_s)))
+    page_path = write_section_alone(args.out, 'voice quality',
+                                    replace_voice_section,
+                                    section_voice(voice, plan, wall_s))
     log(f'wrote the voice-quality section of {page_path} in '
         f'{duration_text(wall_s)}')
+
+
+def shared_fate_figures(args, plan, fate_plan, reports):
+    """What section_shared_fate needs of the runs of fate_plan."""
+    return {'reports': {key: reports[run] for key, run in fate_plan.items()},
+            'command': reproducing_command(args, 'shared-fate'),
+            'cpu_s': sum(reports[run]['cpu_s'] for run in fate_plan.values())}
+
+
+def shared_fate_only(args, plan):
+    """Runs the shared-fate section alone and replaces it in the page."""
+    started = time.monotonic()
+    fate_plan = shared_fate_runs(plan)
+    log(f'{len(fate_plan)} donar-sim runs on {os.cpu_count()} cores' +
+        (' (quick)' if plan.quick else ''))
+    with tempfile.TemporaryDirectory(prefix='donar-evaluate-') as scratch:
+        _, reports = run_all(snapshot_tools(args.build, scratch),
+                             list(fate_plan.values()), plan.seed, plan.quick,
+                             scratch, calibrate=False)
+    fate = shared_fate_figures(args, plan, fate_plan, reports)
+    page_path = write_section_alone(
+        args.out, 'shared fate', replace_shared_fate_section,
+        section_shared_fate(fate['reports'], plan, fate['command'],
+                            fate['cpu_s']))
+    log(f'wrote the shared-fate section of {page_path} in '
+        f'{duration_text(time.monotonic() - started)}')
 
 
 def main(argv):
     args = parse_args(argv)
     check_tools(args.build)
+    plan = make_plan(args)
+    if args.only == 'shared-fate':
+        shared_fate_only(args, plan)
+        return
     import_pyplot()              # fail now rather than after the runs
     import_quality()
-    plan = make_plan(args)
-    if args.voice_only:
+    if args.only == 'voice':
         voice_only(args, plan)
         return
     started = time.monotonic()
     main_plan, sweep_plan = main_runs(plan), sweep_runs(plan)
     fault_plan, news_plan = fault_runs(plan), news_runs(plan)
+    fate_plan = shared_fate_runs(plan)
     log(f'{len(main_plan)} + {len(sweep_plan)} + {len(fault_plan)} + '
-        f'{len(news_plan)} donar-sim runs on {os.cpu_count()} cores' +
-        (' (quick)' if plan.quick else ''))
+        f'{len(news_plan)} + {len(fate_plan)} donar-sim runs on '
+        f'{os.cpu_count()} cores' + (' (quick)' if plan.quick else ''))
     with tempfile.TemporaryDirectory(prefix='donar-evaluate-') as scratch:
         tools = snapshot_tools(args.build, scratch)
         calibration, reports = run_all(
             tools, list(main_plan.values()) + list(sweep_plan.values()) +
-            list(fault_plan.values()) + list(news_plan.values()), plan.seed,
-            plan.quick, scratch)
+            list(fault_plan.values()) + list(news_plan.values()) +
+            list(fate_plan.values()), plan.seed, plan.quick, scratch)
         voice_started = time.monotonic()
         voice = run_voice(tools, plan, scratch)
         voice_wall_s = time.monotonic() - voice_started
@@ -1662,6 +1941,7 @@ def main(argv):
     sweep = {key: reports[run] for key, run in sweep_plan.items()}
     faults = {key: reports[run] for key, run in fault_plan.items()}
     news = {key: reports[run] for key, run in news_plan.items()}
+    fate = shared_fate_figures(args, plan, fate_plan, reports)
     cpu_s = sum(report['cpu_s'] for report in reports.values())
 
     os.makedirs(args.out, exist_ok=True)
@@ -1670,7 +1950,7 @@ def main(argv):
     page_path = os.path.join(args.out, 'evaluation.md')
     wall_s = time.monotonic() - started
     page = render_page(plan, reproducing_command(args), calibration, results,
-                       sweep, faults, news, speeds, wall_s, cpu_s,
+                       sweep, faults, news, fate, speeds, wall_s, cpu_s,
                        read_notes(page_path), voice, voice_wall_s, args.out)
     write_atomically(page_path, page)
     log(f'wrote {page_path} in {duration_text(wall_s)}')

@@ -159,6 +159,23 @@ circuit_build (DonarNetModel * m, guint link, guint generation, gint64 now)
   c->trace_cursor = 0;
 }
 
+/* The *_guard_spike_gap_s parameters: a side's guards flaky for the whole
+ * call.  Only the guards: the other relays belong to one circuit each, so
+ * their spikes are not shared. */
+static void
+force_flaky_guards (DonarNetModel * m)
+{
+  gdouble gap_s[2] = { m->params.caller_guard_spike_gap_s,
+    m->params.callee_guard_spike_gap_s
+  };
+  guint side, g;
+
+  for (side = 0; side < 2; side++)
+    for (g = 0; g < DONAR_NET_MODEL_GUARDS; g++)
+      if (gap_s[side] > 0.0 && m->guards[side][g] != NULL)
+        donar_relay_force_flaky (m->guards[side][g], gap_s[side]);
+}
+
 DonarNetModel *
 donar_net_model_new (DonarSecurity security, guint n_links, guint64 seed)
 {
@@ -192,6 +209,7 @@ donar_net_model_new_with_params (const DonarNetModelParams * params,
       m->guards[side][g] = donar_relay_new (&m->params, seed,
           IDENTITY_GUARD | (side << 8) | g, TRUE, origin_us);
   }
+  force_flaky_guards (m);
   for (side = 0; side < 2; side++)
     for (g = 0; g < DONAR_NET_MODEL_GUARDS; g++)
       m->guard_down_us[side][g] = G_MAXINT64;

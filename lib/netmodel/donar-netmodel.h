@@ -93,6 +93,17 @@ typedef struct
   /* Guard bandwidth (lognormal, KiB/s); only cross traffic uses it. */
   gdouble guard_bandwidth_median_kib;
   gdouble guard_bandwidth_sigma;
+
+  /* When not 0: the caller's (side 0) or the callee's (side 1) guards are
+   * flaky for the whole call, with exponential quiet periods of this mean
+   * between their spikes (durations and amounts as any relay's), even
+   * with spike_gap_median_s = 0.  Every link of a side crosses one of its
+   * 2 guards, so their spikes strike half the links at once: a scenario
+   * of shared fate (docs/evaluation.md, "Shared fate").  0 in every
+   * configuration; without guards on the callee's side (1way) the
+   * callee's is ignored. */
+  gdouble caller_guard_spike_gap_s;
+  gdouble callee_guard_spike_gap_s;
 } DonarNetModelParams;
 
 void donar_net_model_params_init (DonarNetModelParams * params,

@@ -171,6 +171,8 @@ static const ParamField param_fields[] = {
   FIELD (path_relays),
   FIELD (guard_bandwidth_median_kib),
   FIELD (guard_bandwidth_sigma),
+  FIELD (caller_guard_spike_gap_s),
+  FIELD (callee_guard_spike_gap_s),
 };
 
 #undef FIELD

@@ -68,6 +68,7 @@ typedef struct
   guint peek_cursor;
   gint64 timeline_end_us;       /* spikes are known up to here */
   GArray *injected;             /* DonarSpike, from add_spike; or NULL */
+  gboolean forced_flaky;        /* donar_relay_force_flaky () */
 
   /* Guards only. */
   gboolean is_guard;
@@ -86,6 +87,11 @@ void donar_relay_free (DonarRelay * relay);
 gint64 donar_relay_spike_delay (DonarRelay * relay, gint64 t, gboolean advance);
 void donar_relay_inject_spike (DonarRelay * relay, gint64 start_us,
     gint64 duration_us, gint64 extra_us);
+/* Keeps the relay flaky for good, with exponential quiet periods of mean
+ * gap_s between its spikes, whatever the parameters say of calm and flaky
+ * periods (the *_guard_spike_gap_s parameters).  Before the first look at
+ * its spikes, so that its timeline is drawn from the start this way. */
+void donar_relay_force_flaky (DonarRelay * relay, gdouble gap_s);
 /* The first failure event of a guard strictly after t; G_MAXINT64 for a
  * relay that is not a guard or a guard that never fails. */
 gint64 donar_relay_next_failure (DonarRelay * relay, gint64 t);

@@ -149,7 +149,7 @@ donar_relay_spike_delay (DonarRelay * relay, gint64 t, gboolean advance)
   gint64 extra = 0;
   guint i, len;
 
-  if (relay->params->spike_gap_median_s > 0.0) {
+  if (relay->params->spike_gap_median_s > 0.0 || relay->forced_flaky) {
     while (relay->timeline_end_us <= t)
       draw_next_spike (relay);
 
@@ -189,6 +189,20 @@ donar_relay_inject_spike (DonarRelay * relay, gint64 start_us,
   if (relay->injected == NULL)
     relay->injected = g_array_new (FALSE, FALSE, sizeof (DonarSpike));
   g_array_append_val (relay->injected, spike);
+}
+
+void
+donar_relay_force_flaky (DonarRelay * relay, gdouble gap_s)
+{
+  g_return_if_fail (gap_s > 0.0);
+  g_return_if_fail (relay->spikes->len == 0 &&
+      relay->timeline_end_us == relay->created_us);
+
+  relay->forced_flaky = TRUE;
+  relay->spike_flaky = TRUE;
+  relay->spike_gap_flaky_s = gap_s;
+  /* Never calm again: draw_next_spike () never reaches the change. */
+  relay->regime_end_us = G_MAXINT64 / 4;
 }
 
 gint64

@@ -2,8 +2,9 @@
 """Smoke test of tools/evaluate.py: a quick run into a temporary directory
 writes evaluation.md and its plots, with the voice-quality section, and
 keeps the notes a human wrote and the section "Over real tor" that
-tools/tornet/evaluate-tornet.py left in evaluation-tor.md; --voice-only
-then replaces the voice-quality section alone.
+tools/tornet/evaluate-tornet.py left in evaluation-tor.md, and has the
+section "Shared fate" with its targets; --voice-only and --only shared-fate
+then replace their section alone.
 
     check-evaluate.py EVALUATE_PY BUILD_DIR
 """
@@ -39,6 +40,12 @@ def check_page(out):
         fail('the notes of the previous page were not kept')
     if len(voice_section(page)) != 1:
         fail('the page has no voice-quality section (or several)')
+    fate = shared_fate_section(page)
+    if len(fate) != 1:
+        fail('the page has no section "Shared fate" (or several)')
+    for needed in SHARED_FATE_NEEDS:
+        if needed not in fate[0]:
+            fail(f'the section "Shared fate" has no {needed!r}')
     if page.count('<!-- over real tor begin -->\n' + OVER_TOR +
                   '<!-- over real tor end -->') != 1:
         fail('the section "Over real tor" of evaluation-tor.md is not '
@@ -51,19 +58,34 @@ def voice_section(page):
                       r'<!-- voice quality end -->', page, re.DOTALL)
 
 
-def check_voice_only(evaluate, build, out, page):
-    done = subprocess.run([sys.executable, evaluate, '--quick',
-                           '--voice-only', '--voice-calls', '1',
+def shared_fate_section(page):
+    return re.findall(r'<!-- shared fate begin -->.*?'
+                      r'<!-- shared fate end -->', page, re.DOTALL)
+
+
+# What the section "Shared fate" shows: its heading, the command that
+# writes it alone, the targets' table, a scenario of each side.
+SHARED_FATE_NEEDS = ('## Shared fate', '--only shared-fate',
+                     '| scenario | --paths |', '| targets |',
+                     "the callee's 2 guards flaky", '`--paths none`',
+                     'told 100 ms late')
+
+
+def check_only(evaluate, build, out, page, options, section, written):
+    """evaluate.py OPTIONS replaces section (a function finding it on a
+    page) with one in which `written` shows, and nothing else."""
+    done = subprocess.run([sys.executable, evaluate, '--quick', *options,
                            '--build', build, '--out', out])
     if done.returncode != 0:
-        fail(f'evaluate.py --voice-only failed ({done.returncode})')
+        fail(f'evaluate.py {" ".join(options)} failed ({done.returncode})')
     with open(os.path.join(out, 'evaluation.md'), encoding='utf-8') as f:
         again = f.read()
-    (old,), new = voice_section(page), voice_section(again)
-    if len(new) != 1 or '1 calls of' not in new[0]:
-        fail('--voice-only did not write its section')
+    (old,), new = section(page), section(again)
+    if len(new) != 1 or written not in new[0]:
+        fail(f'{" ".join(options)} did not write its section')
     if again.replace(new[0], '') != page.replace(old, ''):
-        fail('--voice-only changed the page outside its section')
+        fail(f'{" ".join(options)} changed the page outside its section')
+    return again
 
 
 def check_images(out, page):
@@ -101,10 +123,15 @@ def main(evaluate, build):
         images = check_images(out, page)
         if 'img/voice-pesq-cdf.png' not in images:
             fail('the voice-quality plot is not shown')
-        check_voice_only(evaluate, build, out, page)
+        page = check_only(evaluate, build, out, page,
+                          ('--voice-only', '--voice-calls', '1'),
+                          voice_section, '1 calls of')
+        check_only(evaluate, build, out, page,
+                   ('--only', 'shared-fate', '--calls', '2'),
+                   shared_fate_section, '2 calls of')
         print(f'check-evaluate: evaluation.md and {len(images)} plots '
               'written, notes and the section over real tor kept, the '
-              'voice-quality section replaced alone')
+              'voice-quality and shared-fate sections replaced alone')
 
 
 if __name__ == '__main__':

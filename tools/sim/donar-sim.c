@@ -84,7 +84,8 @@ main (int argc, char **argv)
   g_autofree gchar *policy = NULL, *security = NULL, *merge = NULL;
   g_autofree gchar *trace = NULL, *histogram = NULL, *frame_log = NULL;
   g_autofree gchar *cut = NULL, *peer_restart = NULL, *paths = NULL;
-  gdouble kill_every_s = 0, guard_failure_s = -1;
+  g_autofree gchar *guard_failure = NULL;
+  gdouble kill_every_s = 0;
   g_auto (GStrv) cross_traffic = NULL;
   g_auto (GStrv) sets = NULL;
   gint calls = 1, links = 0, n1st = -1, n2nd = -1, window_ms = 2000;
@@ -155,14 +156,15 @@ main (int argc, char **argv)
     {"kill-link-every", 0, 0, G_OPTION_ARG_DOUBLE, &kill_every_s,
         "kill a link that is up, at random, every S seconds (0: never)", "S"},
     {"cut", 0, 0, G_OPTION_ARG_STRING, &cut,
-          "cut every link from AT for DURATION seconds: nothing arrives "
+        "cut every link from AT for DURATION seconds: nothing arrives "
           "meanwhile, and each link holds at most tor's stream window "
           "(500 cells) each way, the records beyond it lost; the report "
           "gives the frames later than DURATION + the deadline",
         "AT,DURATION"},
-    {"guard-failure", 0, 0, G_OPTION_ARG_DOUBLE, &guard_failure_s,
-        "one of the caller's 2 guards fails for good at AT seconds: the "
-          "links through it break, new circuits take the other", "AT"},
+    {"guard-failure", 0, 0, G_OPTION_ARG_STRING, &guard_failure,
+        "guard 0 of the caller (SIDE 0, the default) or of the callee (1) "
+          "fails for good at AT seconds: the links through it break, new "
+          "circuits take the side's other guard", "AT[,SIDE]"},
     {"peer-restart", 0, 0, G_OPTION_ARG_STRING, &peer_restart,
         "the callee's process dies at AT and is back DOWN seconds later "
           "(5) with a new session: every link breaks, the caller dials "
@@ -313,13 +315,10 @@ main (int argc, char **argv)
     s->cut_at_us = (gint64) (at * G_USEC_PER_SEC);
     s->cut_duration_us = (gint64) (length * G_USEC_PER_SEC);
   }
-  if (guard_failure_s != -1) {
-    if (guard_failure_s < 0) {
-      fail ("--guard-failure: AT in seconds, AT >= 0");
-      return 2;
-    }
-    s->guard_failure = TRUE;
-    s->guard_failure_at_us = (gint64) (guard_failure_s * G_USEC_PER_SEC);
+  if (guard_failure && !sim_guard_failure_parse (guard_failure, s, &error)) {
+    fail (error->message);
+    g_error_free (error);
+    return 2;
   }
   if (peer_restart) {
     gchar *end = NULL;

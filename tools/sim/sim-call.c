@@ -7,6 +7,7 @@
 #include "donar-backoff.h"
 #include "donar-wire.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Frames still on their way this long after the last one are lost. */
@@ -108,6 +109,39 @@ sim_cross_traffic_parse (const char *spec, DonarSecurity security,
   out->traffic.flow_kib_per_s = values[3];
   out->traffic.side = values[4];
   out->traffic.guard = values[5];
+  return TRUE;
+}
+
+gboolean
+sim_guard_failure_parse (const char *spec, SimSettings * settings,
+    GError ** error)
+{
+  gchar *end = NULL;
+  gdouble at = g_ascii_strtod (spec, &end), side = 0;
+
+  if (end != spec && *end == ',') {
+    const gchar *field = end + 1;
+
+    side = g_ascii_strtod (field, &end);
+    if (end == field)
+      side = -1;
+  }
+  if (end == spec || *end != '\0' || !(at >= 0) || !isfinite (at) ||
+      (side != 0 && side != 1)) {
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+        "--guard-failure %s: expected AT[,SIDE], AT in seconds >= 0, SIDE 0 "
+        "(the caller) or 1 (the callee)", spec);
+    return FALSE;
+  }
+  if (side == 1 && donar_security_path_guards (settings->security) < 2) {
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+        "--guard-failure %s: the callee has no guard with --security %s",
+        spec, donar_security_to_string (settings->security));
+    return FALSE;
+  }
+  settings->guard_failure = TRUE;
+  settings->guard_failure_at_us = (gint64) (at * G_USEC_PER_SEC);
+  settings->guard_failure_side = (guint) side;
   return TRUE;
 }
 
@@ -476,14 +510,15 @@ wait_to_dial (Call * call, guint link)
       g_rand_double (call->redial_rand));
 }
 
-/* The caller's guard 0 fails for good.  The links through it that are up
- * fail now (their failure time is now: the next link events), and what
- * they carried is lost; a circuit still being built through it fails too,
- * and tor builds another at once. */
+/* Guard 0 of the caller or of the callee fails for good.  The links
+ * through it that are up fail now (their failure time is now: the next
+ * link events), and what they carried is lost; a circuit still being built
+ * through it fails too, and tor builds another at once. */
 static void
 fail_guard (Call * call)
 {
-  donar_net_model_fail_guard (call->net, 0, 0, call->now);
+  donar_net_model_fail_guard (call->net, call->settings->guard_failure_side,
+      0, call->now);
   for (guint link = 0; link < call->n_links; link++) {
     if (donar_net_model_failure_time (call->net, link) != call->now)
       continue;

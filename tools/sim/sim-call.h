@@ -75,11 +75,13 @@ typedef struct
   gint64 cut_at_us;
   gint64 cut_duration_us;
   guint stream_window_cells;
-  /* The caller's guard 0 fails for good at guard_failure_at_us: the links
-   * through it fail, and every circuit built afterwards takes guard 1
+  /* Guard 0 of side guard_failure_side (0: the caller, 1: the callee)
+   * fails for good at guard_failure_at_us: the links through it fail, and
+   * every circuit built afterwards takes that side's guard 1
    * (donar_net_model_fail_guard). */
   gboolean guard_failure;
   gint64 guard_failure_at_us;
+  guint guard_failure_side;
   /* The callee's process dies at peer_restart_at_us and is back
    * peer_down_us later with a new session (same secret): every link
    * breaks, and the caller dials each again after the link engine's
@@ -129,6 +131,11 @@ guint64 sim_call_seed (guint64 run_seed, guint index);
  * 100 KiB/s, the caller's side, its first guard). */
 gboolean sim_cross_traffic_parse (const char *spec, DonarSecurity security,
     SimCrossTraffic * out, GError ** error);
+
+/* Parses --guard-failure `at_s[,side]` (side 0, the caller, by default)
+ * into settings->guard_failure*. */
+gboolean sim_guard_failure_parse (const char *spec, SimSettings * settings,
+    GError ** error);
 
 /* Runs call `index`: both sessions of lib/core, or the oracle when
  * settings->oracle. */

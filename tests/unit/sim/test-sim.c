@@ -466,55 +466,64 @@ quiet_network (SimSettings * s)
   s->net_params.relay_failure_scale_s = 1e12;
 }
 
-/* --guard-failure 20 on a quiet model (no failure of its own): the links
- * through the caller's guard 0 (as the call's model draws them) fail at
- * 20 s, and only they; their new circuits go through guard 1 and do not
- * fail (lib/netmodel's test checks the guards circuit by circuit).  The
- * session hears of the failures at once, so every frame from 20 s on is
- * delivered; of those in flight on the dead links, a few at most are lost
- * (their copy rode the next frame on another link, unless that one died
- * too). */
+/* --guard-failure 20 (or 20,1) on a quiet model (no failure of its own):
+ * the links through guard 0 of the caller (or of the callee), as the
+ * call's model draws them, fail at 20 s, and only they; their new circuits
+ * go through the side's guard 1 and do not fail (lib/netmodel's test
+ * checks the guards circuit by circuit).  The session hears of the
+ * failures at once, so every frame from 20 s on is delivered; of those in
+ * flight on the dead links, a few at most are lost (their copy rode the
+ * next frame on another link, unless that one died too). */
+static void
+check_guard_failure (DonarPolicy policy, const char *spec, guint side)
+{
+  SimSettings s;
+  SimCallResult r;
+  GError *error = NULL;
+  DonarNetModel *m;
+  guint through_0 = 0, lost = 0;
+
+  settings_init (&s, policy, 60);
+  quiet_network (&s);
+  m = donar_net_model_new_with_params (&s.net_params, s.config.n_links,
+      sim_call_seed (s.seed, 0), 0);
+  for (guint link = 0; link < s.config.n_links; link++)
+    through_0 += donar_net_model_link_guard (m, link, side) == 0;
+  donar_net_model_free (m);
+  g_assert_cmpuint (through_0, >, 0);
+  g_assert_cmpuint (through_0, <, s.config.n_links);
+
+  g_assert_true (sim_guard_failure_parse (spec, &s, &error));
+  g_assert_true (s.guard_failure);
+  g_assert_cmpint (s.guard_failure_at_us, ==, 20 * G_USEC_PER_SEC);
+  g_assert_cmpuint (s.guard_failure_side, ==, side);
+  g_assert_true (sim_run_call (&s, 0, &r, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (r.link_failures, ==, through_0);
+  for (guint d = 0; d < 2; d++)
+    for (guint f = 0; f + 1 < r.n_frames; f++) {
+      if (r.latency_us[d][f] == SIM_LOST) {
+        /* Sent within a second before the failure. */
+        g_assert_cmpuint (f, >=, 475);
+        g_assert_cmpuint (f, <, 500);
+        lost++;
+      } else {
+        g_assert_cmpint (r.latency_us[d][f], <, 360 * MS);
+      }
+    }
+  g_test_message ("%s, --guard-failure %s: %u links through guard 0, %u "
+      "frames lost", donar_policy_to_string (policy), spec, through_0, lost);
+  g_assert_cmpuint (lost, <=, 10);
+  sim_call_result_clear (&r);
+}
+
 static void
 test_guard_failure (void)
 {
   for (DonarPolicy policy = DONAR_POLICY_ALTERNATE;
       policy <= DONAR_POLICY_DOUBLE_SEND; policy++) {
-    SimSettings s;
-    SimCallResult r;
-    GError *error = NULL;
-    DonarNetModel *m;
-    guint through_0 = 0, lost = 0;
-
-    settings_init (&s, policy, 60);
-    quiet_network (&s);
-    m = donar_net_model_new_with_params (&s.net_params, s.config.n_links,
-        sim_call_seed (s.seed, 0), 0);
-    for (guint link = 0; link < s.config.n_links; link++)
-      through_0 += donar_net_model_link_guard (m, link, 0) == 0;
-    donar_net_model_free (m);
-    g_assert_cmpuint (through_0, >, 0);
-    g_assert_cmpuint (through_0, <, s.config.n_links);
-
-    s.guard_failure = TRUE;
-    s.guard_failure_at_us = 20 * G_USEC_PER_SEC;
-    g_assert_true (sim_run_call (&s, 0, &r, &error));
-    g_assert_no_error (error);
-    g_assert_cmpuint (r.link_failures, ==, through_0);
-    for (guint d = 0; d < 2; d++)
-      for (guint f = 0; f + 1 < r.n_frames; f++) {
-        if (r.latency_us[d][f] == SIM_LOST) {
-          /* Sent within a second before the failure. */
-          g_assert_cmpuint (f, >=, 475);
-          g_assert_cmpuint (f, <, 500);
-          lost++;
-        } else {
-          g_assert_cmpint (r.latency_us[d][f], <, 360 * MS);
-        }
-      }
-    g_test_message ("%s: %u links through guard 0, %u frames lost",
-        donar_policy_to_string (policy), through_0, lost);
-    g_assert_cmpuint (lost, <=, 10);
-    sim_call_result_clear (&r);
+    check_guard_failure (policy, "20", 0);
+    check_guard_failure (policy, "20,1", 1);
   }
 }
 
@@ -616,6 +625,33 @@ test_oracle_lag (void)
   remove_traces (dir, 12);
 }
 
+/* --guard-failure AT[,SIDE]: the callee's side needs guards (not 1way). */
+static void
+test_guard_failure_parse (void)
+{
+  static const char *const bad[] = { "", "-1", "x", "20,", "20,2",
+    "20,1,0", "20,0.5", "20x"
+  };
+  SimSettings s;
+  GError *error = NULL;
+
+  settings_init (&s, DONAR_POLICY_ALTERNATE, 60);
+  g_assert_true (sim_guard_failure_parse ("1.5", &s, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (s.guard_failure_at_us, ==, 1500 * MS);
+  g_assert_cmpuint (s.guard_failure_side, ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    g_assert_false (sim_guard_failure_parse (bad[i], &s, &error));
+    g_assert_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE);
+    g_clear_error (&error);
+  }
+  s.security = DONAR_SECURITY_1WAY;
+  g_assert_true (sim_guard_failure_parse ("20,0", &s, &error));
+  g_assert_false (sim_guard_failure_parse ("20,1", &s, &error));
+  g_assert_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE);
+  g_clear_error (&error);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -627,6 +663,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/oracle-lag", test_oracle_lag);
   g_test_add_func ("/sim/kill-link-every", test_kill_link_every);
   g_test_add_func ("/sim/guard-failure", test_guard_failure);
+  g_test_add_func ("/sim/guard-failure-parse", test_guard_failure_parse);
   g_test_add_func ("/sim/peer-restart", test_peer_restart);
   g_test_add_func ("/sim/slow-links-are-found-out",
       test_slow_links_are_found_out);
