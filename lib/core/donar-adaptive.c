@@ -24,6 +24,11 @@
  * whatever its prediction: a link that neither side uses is known of by
  * nobody, and may be the one that recovered, or the one that has hung. */
 #define PROBE_EVERY_FRAMES 25
+/* While no link is known to deliver in time, a link takes frames while
+ * it holds fewer than this of ours without word: a few cells, which a
+ * path that recovers lets out at once, and enough over a dozen links for
+ * a second of frames to go out whole before any is withheld. */
+#define STALL_IN_FLIGHT 3
 /* Second copies saved up in calm times, for the unsure ones. */
 #define MAX_CREDIT 25.0
 
@@ -218,13 +223,16 @@ classify (DonarAdaptive * adaptive, const DonarDelays * delays,
 
 /* No link is known to deliver in time.  Every cell written into a stalled
  * path is one that the fresh frames will wait behind once it recovers,
- * however slowly its backlog drains then.  So the links that hold nothing
- * of ours are kept clean, and only those that already hold something are
- * probed, one frame a least round trip (no answer can come sooner), round
- * them, the rest withheld: what a link holds at the release is then a few
- * cells, whatever the stall's length.  The moment the peer is heard again
- * (its path is back, its backlog draining), each frame goes on a clean
- * link, where nothing of ours waits before it. */
+ * however slowly its backlog drains then.  So each frame goes once, on
+ * the link sent on the longest ago among those that hold fewer than
+ * STALL_IN_FLIGHT of our frames: the links we had not been using are tried
+ * first (often the state is only that every link we used is in one spike,
+ * and another link is well: its answer ends it within a round trip).
+ * Once every link holds that many, one frame a least round trip goes out
+ * as a probe, round the links, and the others are withheld: what a link
+ * holds at the release is then a few cells, whatever the stall's length.
+ * The moment the peer is heard again, a link that holds nothing of ours,
+ * if one is left, takes the frame. */
 static guint
 pick_stalled (DonarAdaptive * adaptive, const DonarDelays * delays,
     const DonarGroups * groups, const DonarLinkView * views, guint32 up,
@@ -233,7 +241,7 @@ pick_stalled (DonarAdaptive * adaptive, const DonarDelays * delays,
   gint64 period = MAX (donar_delays_least_round_trip (delays),
       delays->frame_period_us);
   gboolean heard = now - delays->last_heard_us <= 2 * delays->frame_period_us;
-  guint32 clean = 0, candidates;
+  guint32 clean = 0, room = 0, candidates;
   gint oldest = -1;
 
   if (!adaptive->no_link_in_time) {
@@ -242,17 +250,26 @@ pick_stalled (DonarAdaptive * adaptive, const DonarDelays * delays,
   }
   adaptive->no_link_in_time = TRUE;
   adaptive->stalled_frames++;
-  for (guint32 rest = up; rest; rest &= rest - 1)
-    if (views[__builtin_ctz (rest)].in_flight == 0)
-      clean |= 1u << __builtin_ctz (rest);
+  for (guint32 rest = up; rest; rest &= rest - 1) {
+    guint link = __builtin_ctz (rest);
+
+    if (views[link].in_flight == 0)
+      clean |= 1u << link;
+    if (views[link].in_flight < STALL_IN_FLIGHT)
+      room |= 1u << link;
+  }
   if (heard && clean)
     candidates = clean;
+  else if (room)
+    candidates = room;
   else if (adaptive->stall_probe_us != G_MININT64 &&
       now - adaptive->stall_probe_us < period) {
     adaptive->frames_withheld++;
     return 0;
-  } else
-    candidates = (up & ~clean) ? up & ~clean : up;
+  } else {
+    candidates = up;
+    adaptive->stall_probe_us = now;
+  }
   for (guint k = 0; k < n_prev && (candidates & ~(1u << prev[k])); k++)
     candidates &= ~(1u << prev[k]);
   for (; candidates; candidates &= candidates - 1) {
@@ -261,7 +278,6 @@ pick_stalled (DonarAdaptive * adaptive, const DonarDelays * delays,
     if (oldest < 0 || groups->last_used[link] < groups->last_used[oldest])
       oldest = link;
   }
-  adaptive->stall_probe_us = now;
   adaptive->last_was_probe = TRUE;
   adaptive->probed_us[oldest] = now;
   links[0] = oldest;

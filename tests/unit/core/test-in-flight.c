@@ -234,9 +234,11 @@ test_link_over_bound_gets_probes (void)
  * without word is more than 460 ms old: link 0 (1.8 s) from 2.28 s, link 1
  * (1.84 s) from the frame of 2.32 s.  The other two were acknowledged at
  * no time (they had nothing in flight).  So from 2.32 s no link is in
- * time: one frame a least round trip (200 ms) goes out, once, round the
- * links, the others are withheld, and what a link holds at the release is
- * a dozen cells of ten seconds: nothing piles up. */
+ * time.  Every link holds 3 frames or more by then (links 2 and 3 took the
+ * second copies of 2 s to 2.28 s), so no link takes a frame freely: one
+ * frame a least round trip (200 ms) goes out, once, round the links, the
+ * others are withheld, and what a link holds at the release is a dozen
+ * cells of ten seconds: nothing piles up. */
 static void
 test_every_link_stalled (void)
 {
@@ -290,6 +292,39 @@ test_every_link_stalled (void)
   net_clear (&net);
 }
 
+/* Only the links in use (0 and 1) stall, both ways, from 3 s to 6 s: the
+ * others (2 and 3, 20 and 30 ms slower) are well and were heard on all
+ * along.  That is a spike of two links, not a stall of the call: the
+ * frames move to links 2 and 3 as 0 and 1 fall behind, before either is
+ * over its bound, and none is withheld. */
+static void
+test_links_in_use_stalled (void)
+{
+  Net net;
+  guint links[2];
+  guint on_2_or_3 = 0;
+
+  net_init (&net, 1.0);
+  net_stall (&net, 0, 3000 * MS, 6000 * MS);
+  net_stall (&net, 1, 3000 * MS, 6000 * MS);
+  for (gint64 t = 1000 * MS; t < 8000 * MS; t += PERIOD) {
+    guint n = net_frame (&net, t, links);
+
+    g_assert_cmpuint (n, ==, 1);
+    g_assert_false (net.adaptive.no_link_in_time);
+    if (t >= 3400 * MS && t < 6000 * MS && links[0] >= 2)
+      on_2_or_3++;
+  }
+  g_test_message ("frames of 3.4 to 6 s on links 2 and 3: %u of 65", on_2_or_3);
+  /* Once 0 and 1 are over their bound (from 3.4 s at the latest: their
+   * frames of 2.92 s and 2.96 s have no word by then), only probes go on
+   * them: a probe a second at most. */
+  g_assert_cmpuint (on_2_or_3, >=, 65 - 3);
+  g_assert_cmpuint (net.adaptive.stalls, ==, 0);
+  g_assert_cmpuint (net.adaptive.frames_withheld, ==, 0);
+  net_clear (&net);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -297,6 +332,8 @@ main (int argc, char **argv)
   g_test_add_func ("/in-flight/bound", test_bound_value);
   g_test_add_func ("/in-flight/over-bound-gets-probes",
       test_link_over_bound_gets_probes);
+  g_test_add_func ("/in-flight/links-in-use-stalled",
+      test_links_in_use_stalled);
   g_test_add_func ("/in-flight/every-link-stalled", test_every_link_stalled);
   return g_test_run ();
 }
