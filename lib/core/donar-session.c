@@ -8,6 +8,12 @@
  * backlog at once have to show it, before those still late are given up
  * (issue 26: back within a second). */
 #define RECOVERY_US (1 * G_USEC_PER_SEC)
+/* While no link delivers in time, a link's lateness counts only beyond
+ * this: tor itself gives a stream's BEGIN 10 s on a circuit before it
+ * tries another (CircuitStreamTimeout's default), so a stall shorter than
+ * that is waited out on the circuits there are, and circuits that hang
+ * for good are replaced after it. */
+#define STALL_GRACE_US (10 * G_USEC_PER_SEC)
 
 static DonarSentFrame *
 history_slot (DonarSession * session, guint32 seq)
@@ -721,8 +727,12 @@ donar_session_get_link_lateness (const DonarSession * session, guint link,
   guint32 others_in_time = 0;
 
   if (link >= session->config.n_links ||
-      session->config.policy != DONAR_POLICY_ADAPTIVE ||
-      (adaptive->in_time & (1u << link)) || adaptive->no_link_in_time ||
+      session->config.policy != DONAR_POLICY_ADAPTIVE)
+    return 0;
+  if (adaptive->no_link_in_time)
+    return MAX (donar_delays_in_flight_excess (&session->delays, link,
+            now) - STALL_GRACE_US, 0);
+  if ((adaptive->in_time & (1u << link)) ||
       (adaptive->in_time_since != G_MININT64 &&
           now - adaptive->in_time_since < RECOVERY_US))
     return 0;

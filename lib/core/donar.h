@@ -279,8 +279,10 @@ gint64 donar_session_get_link_silence (const DonarSession * session,
  * least round trip.  A circuit that hangs while the call goes on
  * elsewhere, seen from the sending side, whether or not the peer sends on
  * it; or, after a stall of every link, one whose backlog has not drained
- * within a second of the others'.  0 otherwise: a stall of every link is
- * waited out, not redialed link by link. */
+ * within a second of the others'.  While no link is in time, only what
+ * is beyond 10 s counts: a stall of every link is waited out on the
+ * circuits there are for as long as tor itself would wait for a stream's
+ * answer, then the circuits that hang are given up.  0 otherwise. */
 gint64 donar_session_get_link_lateness (const DonarSession * session,
     guint link, gint64 now);
 const DonarConfig *donar_session_get_config (const DonarSession * session);
