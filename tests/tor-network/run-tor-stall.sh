@@ -22,6 +22,8 @@
 #   DONAR_TOR_STALL_AT       seconds from all links up to the hold [8]
 #   DONAR_TOR_STALL_SECONDS  the hold [10]
 #   DONAR_TOR_STALL_AFTER    seconds of the call after the release [33]
+#   DONAR_TOR_STALL_MODEL_SPIKES=1  keep the model's own spikes (seed 3's
+#                            flaky relay3 spikes up to +1.4 s; off by default)
 #   DONAR_TOR_STALL_REPORT_ONLY=1  print the figures, fail only on errors
 #   DONAR_TOR_STALL_KEEP=DIR  copy the logs there
 # About 100 s.  Everything started is stopped by PID, also on failure.
@@ -57,7 +59,15 @@ keep_then_stop () {
 stop_network_on_exit keep_then_stop
 
 # In two steps, so that a failed start fails the test (set -e).
-network_env=$("$tornet" start "$work/net" --shaper "$shaper")
+# The model's own spikes off (bases and capacities as they are): seed 3's
+# relay3 is flaky all through (spikes of +0.4 to +1.4 s, one of +0.4 s for
+# 10 s), and on a relay that every link crosses (the callee's guard, say)
+# they fail the 30 s after the release by themselves, whatever the engine
+# does (seen: 33-36 % in time there, every bad second on one of relay3's
+# spikes).  This test is about the hold.
+sets=(--set spike_gap_median_s=0)
+[ "${DONAR_TOR_STALL_MODEL_SPIKES:-0}" = 1 ] && sets=()
+network_env=$("$tornet" start "$work/net" --shaper "$shaper" "${sets[@]}")
 eval "$network_env"
 shaper_pid=$(awk '$1 == "shaper" { print $2 }' "$TOR_NETWORK_DIR/pids")
 echo "$(( $(date +%s) - t0 )) s: network up, call guard $TOR_CALL_GUARD" >&2
@@ -91,7 +101,8 @@ sleep "$stall_at"
 # clock).
 "$python" "$here/stall-guards.py" --control-port "$TOR_CONTROL_PORT" \
   --cookie "$TOR_COOKIE" --onion "$onion" --relays "$TOR_SHAPER_RELAYS" \
-  --spike-file "$TOR_NETWORK_DIR/shaper/spikes" --hold-ms $((stall_s * 1000))
+  --spike-file "$TOR_NETWORK_DIR/shaper/spikes" --hold-ms $((stall_s * 1000)) \
+  --service-control-port "$callee_control" --service-cookie "$callee_cookie"
 kill -USR1 "$shaper_pid"
 for _ in $(seq 1 50); do
   grep -q '^spike ' "$TOR_NETWORK_DIR/shaper/stdout.log" && break

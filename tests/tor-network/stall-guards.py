@@ -6,12 +6,15 @@ onion (the call's links), and logs them with its entry-guards.
 
   stall-guards.py --control-port P --cookie FILE --onion ONION
       --relays TOR_SHAPER_RELAYS [--spike-file FILE --hold-ms MS]
+      [--service-control-port P --service-cookie FILE]
 
 With --spike-file it writes one line per guard, "INDEX,MS,hold" (INDEX:
 the guard's relay in donar-shaper, from TOR_SHAPER_RELAYS), which
 donar-shaper starts on SIGUSR1: every link of the call held at once,
-whatever the number of guards the caller's tor uses.  Exit status 1 when
-no link's circuit is seen.
+whatever the number of guards the caller's tor uses.  With the callee's
+tor (--service-control-port), it also logs the relays of the callee's
+rendezvous circuits, held or not, for the report.  Exit status 1 when no
+link's circuit is seen.
 """
 import argparse
 import collections
@@ -35,6 +38,8 @@ def main():
     p.add_argument("--relays", required=True)
     p.add_argument("--spike-file")
     p.add_argument("--hold-ms", type=int, default=10000)
+    p.add_argument("--service-control-port", type=int)
+    p.add_argument("--service-cookie")
     a = p.parse_args()
 
     index = {}
@@ -58,6 +63,17 @@ def main():
           "the tor's entry-guards %s"
           % (len(streams), len(paths), dict(guards), entry),
           file=sys.stderr, flush=True)
+    for path in sorted(x for x in paths if x):
+        print("stall-guards:   caller %s" % "-".join(path), file=sys.stderr)
+    if a.service_control_port:
+        service = check_onion.Control(a.service_control_port, timeout=10)
+        check_onion.authenticate(service, a.service_cookie)
+        for line in sorted(check_onion.circuit_lines(service).values()):
+            if "PURPOSE=HS_SERVICE_REND" in line and " BUILT " in line:
+                print("stall-guards:   callee %s"
+                      % "-".join(call_check.path_nicknames(line)),
+                      file=sys.stderr)
+        service.close()
     if not guards:
         return 1
     if a.spike_file:
