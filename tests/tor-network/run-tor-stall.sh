@@ -43,10 +43,19 @@ seconds=$((stall_at + stall_s + after))
 source "$here/../torsim/processes.sh"
 logs=(callee.log caller.log callee.json caller.json)
 source "$here/callee-tor.sh"
+# Each line of donar-call's stderr stamped with CLOCK_MONOTONIC µs, so
+# that its events (link-down, no-link-in-time) can be placed against the
+# hold; the filter ends with donar-call's stderr.
+stamp () {
+  "$python" -u -c 'import sys, time
+for line in sys.stdin:
+    print(time.monotonic_ns() // 1000, line, end="", flush=True)'
+}
 keep () {
   if [ -n "${DONAR_TOR_STALL_KEEP:-}" ]; then
     mkdir -p "$DONAR_TOR_STALL_KEEP"
     cp "$work"/*.csv "$work"/*.json "$work"/*.log "$work/net/shaper/stdout.log" \
+      "$work/net/cross/flows.csv" "$work/net/shaper/shaper.log" \
       "$DONAR_TOR_STALL_KEEP"/ 2>/dev/null || true
   fi
 }
@@ -77,7 +86,8 @@ start_callee_tor "$work/callee-tor" "$TOR_TORRC_INCLUDE"
 "$donar_call" callee --tor-control "$callee_control" \
   --tor-cookie "$callee_cookie" --seconds $((seconds + 60)) \
   --address-file "$work/address" --setup-timeout 60 --json \
-  --frame-log "$work/callee.csv" > "$work/callee.json" 2> "$work/callee.log" &
+  --frame-log "$work/callee.csv" > "$work/callee.json" \
+  2> >(stamp > "$work/callee.log") &
 callee_pid=$!
 pids+=("$callee_pid")
 wait_for_address "$work/address" "$callee_pid" 60
@@ -85,7 +95,7 @@ wait_for_address "$work/address" "$callee_pid" 60
 "$donar_call" caller - --tor-control "$TOR_CONTROL_PORT" \
   --tor-cookie "$TOR_COOKIE" --seconds "$seconds" --wait-links 12 \
   --setup-timeout 25 --json --frame-log "$work/caller.csv" \
-  < "$work/address" > "$work/caller.json" 2> "$work/caller.log" &
+  < "$work/address" > "$work/caller.json" 2> >(stamp > "$work/caller.log") &
 caller_pid=$!
 pids+=("$caller_pid")
 for _ in $(seq 1 300); do
@@ -126,14 +136,17 @@ callee_status=$exit_status
 echo "caller: exit status $caller_status: $(cat "$work/caller.json")" >&2
 echo "callee: exit status $callee_status: $(cat "$work/callee.json")" >&2
 [ "$caller_status" -eq 0 ] && [ "$callee_status" -eq 0 ]
-# What the engines said of the stall (link-down reasons, no link in time).
+# What the engines said of the stall (link-down reasons, no link in time),
+# at their times from the release.
 for side in caller callee; do
   grep -E 'link-down|no-link-in-time|in-time-again' "$work/$side.log" \
-    | head -n 30 | sed "s/^/$side: /" >&2 || true
+    | awk -v r="$release_us" -v side="$side" \
+      '{ t = ($1 - r) / 1e6; $1 = ""; printf "%s: release%+.2f s:%s\n", side, t, $0 }' \
+    | head -n 40 >&2 || true
 done
 
 origin () {
-  sed -n 's/^frame-log: origin \([0-9-]*\) us$/\1/p' "$work/$1.log" | tail -n 1
+  sed -n 's/^[0-9]* frame-log: origin \([0-9-]*\) us$/\1/p' "$work/$1.log" | tail -n 1
 }
 report=()
 [ "${DONAR_TOR_STALL_REPORT_ONLY:-0}" = 1 ] && report=(--report-only)
