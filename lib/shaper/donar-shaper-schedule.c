@@ -9,6 +9,7 @@ typedef struct
   gint64 start_us;
   gint64 end_us;
   gint64 extra_us;
+  gboolean hold;                /* extra: end_us - t (all due at end_us) */
 } Spike;
 
 struct _DonarShaperSchedule
@@ -61,7 +62,16 @@ void
 donar_shaper_schedule_add_spike (DonarShaperSchedule * s, gint64 start_us,
     gint64 duration_us, gint64 extra_us)
 {
-  Spike spike = { start_us, start_us + duration_us, extra_us };
+  Spike spike = { start_us, start_us + duration_us, extra_us, FALSE };
+
+  g_array_append_val (s->spikes, spike);
+}
+
+void
+donar_shaper_schedule_add_hold (DonarShaperSchedule * s, gint64 start_us,
+    gint64 duration_us)
+{
+  Spike spike = { start_us, start_us + duration_us, 0, TRUE };
 
   g_array_append_val (s->spikes, spike);
 }
@@ -85,7 +95,7 @@ donar_shaper_schedule_delay (DonarShaperSchedule * s, gint64 t)
     const Spike *spike = &g_array_index (s->spikes, Spike, i);
 
     if (spike->start_us <= t && t < spike->end_us)
-      delay += spike->extra_us;
+      delay += spike->hold ? spike->end_us - t : spike->extra_us;
   }
   return delay;
 }

@@ -29,6 +29,12 @@ gint64 donar_shaper_schedule_base (const DonarShaperSchedule * s);
  * spike on top of a flaky period, say). */
 void donar_shaper_schedule_add_spike (DonarShaperSchedule * s,
     gint64 start_us, gint64 duration_us, gint64 extra_us);
+/* A hold: bytes received in [start_us, start_us + duration_us) are all due
+ * at its end (plus the rest of the delay), as if the relay forwarded nothing
+ * for duration_us and then let everything go at once: a spike whose extra
+ * is end - t.  Counted in n_spikes. */
+void donar_shaper_schedule_add_hold (DonarShaperSchedule * s,
+    gint64 start_us, gint64 duration_us);
 guint donar_shaper_schedule_n_spikes (const DonarShaperSchedule * s);
 
 /* The one-way delay of bytes received at t.  With a model, t does not

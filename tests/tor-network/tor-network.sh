@@ -410,13 +410,17 @@ describe_shaped_relays () {
 # Starts the shaper on every relay's advertised port, in NETDIR/shaper
 # (which is how pid_is_ours knows it), and waits for its ready line.
 # TOR_NETWORK_SHAPER_LOG=1 keeps its log of every chunk (large under cross
-# traffic: some 200 KB/s).
+# traffic: some 200 KB/s).  Its stdout.log has the ready line (origin_us)
+# and a line for each spike started by SIGUSR1.
 launch_shaper () {
   local names=("$@") name args=() i
   for name in "${names[@]}"; do
     args+=(--relay "${OR_PORT[$name]},${REAL_OR_PORT[$name]}")
   done
   [ "${TOR_NETWORK_SHAPER_LOG:-0}" = 1 ] && args+=(--log "$NETDIR/shaper/shaper.log")
+  # SIGUSR1 to the shaper starts the spikes of this file, if a test wrote
+  # it (tests/tor-network/run-tor-stall.sh: a stall once its call is up).
+  args+=(--spike-file "$NETDIR/shaper/spikes")
   (cd "$NETDIR/shaper" && exec "$SHAPER" --model "$MODEL_SEED" \
     "${SHAPER_SETS[@]}" "${args[@]}" < /dev/null > stdout.log 2> stderr.log \
     {LOCK_FD}>&-) &

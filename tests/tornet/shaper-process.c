@@ -87,6 +87,8 @@ read_log (const gchar * path)
       e.delay_us = field (w, "delay_us");
       e.release_us = field (w, "release_us");
       e.written_us = field (w, "written_us");
+      e.start_us = field (w, "start_us");
+      e.end_us = field (w, "end_us");
       g_array_append_val (events, e);
     }
     g_strfreev (w);

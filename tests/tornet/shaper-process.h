@@ -26,6 +26,7 @@ typedef struct
   gchar kind[16];
   gint64 relay, conn, dir, bytes;
   gint64 recv_us, delay_us, release_us, written_us;
+  gint64 start_us, end_us;      /* "spike" (--spike-file) */
 } ShaperEvent;
 
 /* Starts donar-shaper ($DONAR_SHAPER) with these arguments (NULL-

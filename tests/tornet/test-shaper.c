@@ -7,9 +7,12 @@
  * are loose, so that a loaded machine does not fail them: bytes never
  * arrive before they are due, and not more than LATE_US after. */
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include <glib/gstdio.h>
 
 #include "shaper-process.h"
 #include "torsim-test-util.h"
@@ -224,38 +227,52 @@ receive_spike (gpointer data)
   return NULL;
 }
 
-static void
-test_spike (void)
+/* A message every SPIKE_PERIOD_US from the shaper's origin through relay 0
+ * to the target listening on `listener`, read by a thread into rx; SIGUSR1
+ * to the shaper just before the message of signal_at_us (-1: none).  Then
+ * stops the shaper: its log's events. */
+static GArray *
+send_every_period (ShaperProcess * p, gint listener, SpikeReceiver * rx,
+    gint64 signal_at_us)
 {
-  /* 20 ms; 220 ms for what is read in [600 ms, 1000 ms). */
-  const Expected e = { 20 * MS, 600 * MS, 1000 * MS, 200 * MS };
-  SpikeReceiver rx = { 0 };
-  gint listener, client;
-  guint before = 0, during = 0, queued = 0, after = 0;
-  gint64 max_one_way = 0, last_release = 0;
-  ShaperProcess *p;
+  gint client = tcp_connect (p->ports[0]);
   GThread *thread;
-  GArray *events;
-  Checked c;
 
-  p = start_one_relay (&e, &listener);
-  client = tcp_connect (p->ports[0]);
-  rx.fd = tcp_accept (listener, TIMEOUT_MS);
-  thread = g_thread_new ("spike-receiver", receive_spike, &rx);
+  rx->fd = tcp_accept (listener, TIMEOUT_MS);
+  thread = g_thread_new ("spike-receiver", receive_spike, rx);
   for (guint i = 0; i < SPIKE_SENDS; i++) {
     gint64 at = p->origin_us + i * SPIKE_PERIOD_US;
     gint64 message[2] = { i, 0 };
 
     if (at > stamp_now ())
       g_usleep (at - stamp_now ());
+    if ((gint64) i * SPIKE_PERIOD_US == signal_at_us)
+      g_subprocess_send_signal (p->process, SIGUSR1);
     message[1] = stamp_now ();
     write_all (client, message, sizeof message);
   }
   g_thread_join (thread);
   close (client);
-  close (rx.fd);
+  close (rx->fd);
   close (listener);
-  events = shaper_process_stop (p);
+  return shaper_process_stop (p);
+}
+
+static void
+test_spike (void)
+{
+  /* 20 ms; 220 ms for what is read in [600 ms, 1000 ms). */
+  const Expected e = { 20 * MS, 600 * MS, 1000 * MS, 200 * MS };
+  SpikeReceiver rx = { 0 };
+  gint listener;
+  guint before = 0, during = 0, queued = 0, after = 0;
+  gint64 max_one_way = 0, last_release = 0;
+  ShaperProcess *p;
+  GArray *events;
+  Checked c;
+
+  p = start_one_relay (&e, &listener);
+  events = send_every_period (p, listener, &rx, -1);
 
   c = check_events (events, 0, &e);
   g_assert_cmpint (c.bytes_in, ==, SPIKE_SENDS * 2 * sizeof (gint64));
@@ -298,6 +315,114 @@ test_spike (void)
       "%u after; largest one-way %.1f ms; latest write %.3f ms after due",
       before, during, queued, after, max_one_way / 1e3, c.max_late_us / 1e3);
   g_array_unref (events);
+}
+
+/* A hold started by SIGUSR1 (--spike-file "0,400,hold"), 300 ms into a
+ * message every 20 ms for 1.4 s on a 20-ms relay: every chunk read in the
+ * hold is due at its end + 20 ms exactly, none written before; chunks read
+ * before or after it take 20 ms; the messages come in order, the first of
+ * the hold at least 400 ms late (sent within 20 ms of its start), and those
+ * sent 100 ms after its end within the loose bound. */
+#define HOLD_AT_US (300 * MS)
+#define HOLD_US (400 * MS)
+
+static void
+test_hold (void)
+{
+  const gint64 base_us = 20 * MS;
+  SpikeReceiver rx = { 0 };
+  gint listener;
+  guint16 target_port;
+  gchar *relay, *dir, *file;
+  gint64 hold_start = -1, hold_end = -1, max_one_way = 0;
+  guint before = 0, during = 0, after = 0;
+  ShaperProcess *p;
+  GArray *events;
+
+  dir = g_dir_make_tmp ("donar-shaper-hold-XXXXXX", NULL);
+  g_assert_nonnull (dir);
+  file = g_build_filename (dir, "spikes", NULL);
+  g_assert_true (g_file_set_contents (file, "# the test's hold\n0,400,hold\n",
+          -1, NULL));
+  listener = tcp_listen (&target_port);
+  relay = g_strdup_printf ("0,%u,20", target_port);
+  p = shaper_process_start ((const gchar *[]) {
+        "--relay", relay, "--spike-file", file, NULL
+      });
+  events = send_every_period (p, listener, &rx, HOLD_AT_US);
+
+  for (guint i = 0; i < events->len; i++) {
+    ShaperEvent *ev = &g_array_index (events, ShaperEvent, i);
+
+    if (!strcmp (ev->kind, "spike")) {
+      g_assert_cmpint (hold_start, ==, -1);
+      g_assert_cmpint (ev->relay, ==, 0);
+      hold_start = ev->start_us;
+      hold_end = ev->end_us;
+    }
+  }
+  /* Started when signalled (the test's clock, loosely), 400 ms long. */
+  g_assert_cmpint (hold_start, >=, HOLD_AT_US);
+  g_assert_cmpint (hold_start, <=, HOLD_AT_US + LATE_US);
+  g_assert_cmpint (hold_end - hold_start, ==, HOLD_US);
+  {
+    /* The schedule as check_events reads it: a constant extra does not
+     * fit a hold, so the chunks are checked here. */
+    gint64 last_release = 0;
+
+    for (guint i = 0; i < events->len; i++) {
+      ShaperEvent *ev = &g_array_index (events, ShaperEvent, i);
+
+      if (!strcmp (ev->kind, "write")) {
+        g_assert_cmpint (ev->written_us, >=, ev->release_us);
+        continue;
+      }
+      if (strcmp (ev->kind, "chunk") != 0)
+        continue;
+      g_assert_cmpint (ev->release_us, >=, last_release);
+      last_release = ev->release_us;
+      if (ev->recv_us < hold_start) {
+        g_assert_cmpint (ev->delay_us, ==, base_us);
+        before++;
+      } else if (ev->recv_us < hold_end) {
+        g_assert_cmpint (ev->delay_us, ==, hold_end - ev->recv_us + base_us);
+        g_assert_cmpint (ev->release_us, ==, hold_end + base_us);
+        during++;
+      } else {
+        g_assert_cmpint (ev->delay_us, ==, base_us);
+        g_assert_cmpint (ev->release_us, ==, ev->recv_us + base_us);
+        after++;
+      }
+    }
+  }
+  /* 400 ms of messages every 20 ms: about 20 read in the hold. */
+  g_assert_cmpuint (before, >, 0);
+  g_assert_cmpuint (during, >=, 5);
+  g_assert_cmpuint (after, >, 0);
+  for (guint i = 0; i < SPIKE_SENDS; i++) {
+    gint64 one_way = rx.arrived_us[i] - rx.sent_us[i];
+    gint64 sent = rx.sent_us[i] - p->origin_us;
+    gint64 arrived = rx.arrived_us[i] - p->origin_us;
+
+    g_assert_cmpint (one_way, >=, base_us);
+    max_one_way = MAX (max_one_way, one_way);
+    /* Nothing sent in the hold comes before its end. */
+    if (sent >= hold_start + 1 * MS && sent < hold_end)
+      g_assert_cmpint (arrived, >=, hold_end + base_us);
+    if (sent >= hold_end + 100 * MS)
+      g_assert_cmpint (one_way, <=, base_us + LATE_US);
+  }
+  g_assert_cmpint (max_one_way, >=, HOLD_US - SPIKE_PERIOD_US);
+  g_test_message ("hold at %.1f ms for %.0f ms: chunks %u before, %u in it, "
+      "%u after; largest one-way %.1f ms", hold_start / 1e3,
+      (hold_end - hold_start) / 1e3, before, during, after,
+      max_one_way / 1e3);
+  g_array_unref (events);
+  g_unlink (file);
+  g_rmdir (dir);
+  g_free (file);
+  g_free (dir);
+  g_free (relay);
 }
 
 #define MANY 50
@@ -608,6 +733,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/shaper/delay", test_delay);
   g_test_add_func ("/shaper/spike", test_spike);
+  g_test_add_func ("/shaper/hold", test_hold);
   g_test_add_func ("/shaper/many", test_many);
   g_test_add_func ("/shaper/close", test_close);
   g_test_add_func ("/shaper/stalled-reader", test_stalled_reader);

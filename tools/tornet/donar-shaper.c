@@ -8,7 +8,9 @@
  *
  * Once every port listens it prints one line on stdout:
  *   ready origin_us=<monotonic µs of time 0> ports=<listen port,...>
- * and runs until SIGTERM or SIGINT (exit status 0). */
+ * and runs until SIGTERM or SIGINT (exit status 0).  With --spike-file,
+ * SIGUSR1 starts the spikes that file lists now (a test's stall at a
+ * moment it chooses, once its call is up), one stdout line each. */
 #include "shaper.h"
 
 #include <signal.h>
@@ -25,6 +27,7 @@ static gchar *model_seed;
 static gchar **set_args;
 static gint max_pending_kib = DEFAULT_MAX_PENDING / 1024;
 static gint describe;
+static gchar *spike_file;
 static gdouble describe_spikes_s;
 
 static const GOptionEntry entries[] = {
@@ -43,6 +46,10 @@ static const GOptionEntry entries[] = {
   {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &set_args,
         "With --model, change a parameter of docs/netmodel.md (repeatable)",
       "NAME=VALUE"},
+  {"spike-file", 0, 0, G_OPTION_ARG_FILENAME, &spike_file,
+        "On SIGUSR1, start the spikes FILE lists now: one a line, "
+        "RELAY,DURATION_MS,EXTRA_MS, or RELAY,DURATION_MS,hold (nothing "
+        "through RELAY until DURATION_MS is over, then all at once)", "FILE"},
   {"log", 'l', 0, G_OPTION_ARG_FILENAME, &log_path,
       "Write one line per chunk received and written to FILE", "FILE"},
   {"max-pending-kib", 0, 0, G_OPTION_ARG_INT, &max_pending_kib,
@@ -217,6 +224,93 @@ setup (Shaper * s, GError ** error)
   return TRUE;
 }
 
+/* One line of --spike-file, started at now_us: "RELAY,DURATION_MS,
+ * EXTRA_MS" or "RELAY,DURATION_MS,hold". */
+static gboolean
+start_spike_now (Shaper * s, const char *line, gint64 now_us, GError ** error)
+{
+  gchar **f = g_strsplit (line, ",", -1);
+  guint64 index = 0;
+  gdouble duration_ms = -1, extra_ms = 0;
+  gboolean hold = FALSE, ok = g_strv_length (f) == 3;
+  gchar *end;
+
+  if (ok)
+    ok = g_ascii_string_to_unsigned (g_strstrip (f[0]), 10, 0,
+        s->relays->len - 1, &index, NULL);
+  if (ok) {
+    duration_ms = g_ascii_strtod (g_strstrip (f[1]), &end);
+    ok = end != f[1] && *end == '\0' && duration_ms >= 0 && duration_ms < 1e9;
+  }
+  if (ok) {
+    hold = strcmp (g_strstrip (f[2]), "hold") == 0;
+    if (!hold) {
+      extra_ms = g_ascii_strtod (f[2], &end);
+      ok = end != f[2] && *end == '\0' && extra_ms >= 0 && extra_ms < 1e9;
+    }
+  }
+  g_strfreev (f);
+  if (!ok) {
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+        "--spike-file: a line is RELAY,DURATION_MS,EXTRA_MS or "
+        "RELAY,DURATION_MS,hold: '%s'", line);
+    return FALSE;
+  }
+  {
+    ShaperRelay *r = g_ptr_array_index (s->relays, index);
+    gint64 duration_us = (gint64) (duration_ms * 1000.0);
+
+    if (hold)
+      donar_shaper_schedule_add_hold (r->schedule, now_us, duration_us);
+    else
+      donar_shaper_schedule_add_spike (r->schedule, now_us, duration_us,
+          (gint64) (extra_ms * 1000.0));
+    /* On stdout for a test (start_us + origin_us is CLOCK_MONOTONIC), and
+     * in the log. */
+    printf ("spike relay=%u start_us=%" G_GINT64_FORMAT " duration_us=%"
+        G_GINT64_FORMAT " extra=%s\n", (guint) index, now_us, duration_us,
+        hold ? "hold" : g_strstrip (strrchr (line, ',') + 1));
+    shaper_log (s, "spike relay=%u start_us=%" G_GINT64_FORMAT
+        " end_us=%" G_GINT64_FORMAT " hold=%d extra_us=%" G_GINT64_FORMAT,
+        (guint) index, now_us, now_us + duration_us, hold,
+        (gint64) (extra_ms * 1000.0));
+  }
+  return TRUE;
+}
+
+/* SIGUSR1: every spike of --spike-file starts now, at one time.  A bad
+ * file is reported and skipped: the network runs on. */
+static void
+on_spike_signal (evutil_socket_t signal_number, short what, void *arg)
+{
+  Shaper *s = arg;
+  gint64 now_us = shaper_now (s);
+  gchar *text = NULL, **lines;
+  GError *error = NULL;
+
+  if (!g_file_get_contents (spike_file, &text, NULL, &error)) {
+    g_printerr ("donar-shaper: %s\n", error->message);
+    g_clear_error (&error);
+    return;
+  }
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++) {
+    gchar *line = g_strstrip (lines[i]);
+
+    if (*line == '\0' || *line == '#')
+      continue;
+    if (!start_spike_now (s, line, now_us, &error)) {
+      g_printerr ("donar-shaper: %s\n", error->message);
+      g_clear_error (&error);
+    }
+  }
+  fflush (stdout);
+  if (s->log != NULL)
+    fflush (s->log);
+  g_strfreev (lines);
+  g_free (text);
+}
+
 static void
 on_signal (evutil_socket_t signal_number, short what, void *arg)
 {
@@ -246,7 +340,7 @@ main (int argc, char **argv)
   struct event_config *config = event_config_new ();
   Shaper s = { 0 };
   GError *error = NULL;
-  struct event *sigterm, *sigint;
+  struct event *sigterm, *sigint, *sigusr1 = NULL;
   int status = EXIT_SUCCESS;
 
   g_option_context_add_main_entries (context, entries, NULL);
@@ -285,10 +379,16 @@ main (int argc, char **argv)
     sigint = evsignal_new (s.base, SIGINT, on_signal, s.base);
     evsignal_add (sigterm, NULL);
     evsignal_add (sigint, NULL);
+    if (spike_file != NULL) {
+      sigusr1 = evsignal_new (s.base, SIGUSR1, on_spike_signal, &s);
+      evsignal_add (sigusr1, NULL);
+    }
     print_ready (&s);
     event_base_dispatch (s.base);
     event_free (sigterm);
     event_free (sigint);
+    if (sigusr1 != NULL)
+      event_free (sigusr1);
   }
 
   shaper_conns_close_all (&s);
@@ -302,5 +402,6 @@ main (int argc, char **argv)
   g_strfreev (set_args);
   g_free (model_seed);
   g_free (log_path);
+  g_free (spike_file);
   return status;
 }

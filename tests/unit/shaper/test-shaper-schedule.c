@@ -43,6 +43,44 @@ test_fifo (void)
       524 * MS);
 }
 
+/* A hold of 400 ms from 1 s on a 24-ms relay: whatever is read in
+ * [1000, 1400) ms is due at 1424 ms, the first byte after it at its own
+ * 24 ms, and a chunk read just before waits for nothing. */
+static void
+test_hold (void)
+{
+  DonarShaperSchedule *s = donar_shaper_schedule_new (24 * MS);
+  gint64 last = G_MININT64;
+
+  donar_shaper_schedule_add_hold (s, 1000 * MS, 400 * MS);
+  g_assert_cmpint (donar_shaper_schedule_n_spikes (s), ==, 1);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 1000 * MS - 1), ==, 24 * MS);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 1000 * MS), ==, 424 * MS);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 1300 * MS), ==, 124 * MS);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 1400 * MS - 1), ==,
+      24 * MS + 1);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 1400 * MS), ==, 24 * MS);
+  /* Through the FIFO rule: 990 ms → 1014; 1000, 1200 and 1399.999 ms →
+   * 1424 all; 1400 ms → 1424 (its own delay, nothing ahead later);
+   * 1410 ms → 1434. */
+  g_assert_cmpint (donar_shaper_release_time (&last, 990 * MS,
+          donar_shaper_schedule_delay (s, 990 * MS)), ==, 1014 * MS);
+  g_assert_cmpint (donar_shaper_release_time (&last, 1000 * MS,
+          donar_shaper_schedule_delay (s, 1000 * MS)), ==, 1424 * MS);
+  g_assert_cmpint (donar_shaper_release_time (&last, 1200 * MS,
+          donar_shaper_schedule_delay (s, 1200 * MS)), ==, 1424 * MS);
+  g_assert_cmpint (donar_shaper_release_time (&last, 1400 * MS - 1,
+          donar_shaper_schedule_delay (s, 1400 * MS - 1)), ==, 1424 * MS);
+  g_assert_cmpint (donar_shaper_release_time (&last, 1400 * MS,
+          donar_shaper_schedule_delay (s, 1400 * MS)), ==, 1424 * MS);
+  g_assert_cmpint (donar_shaper_release_time (&last, 1410 * MS,
+          donar_shaper_schedule_delay (s, 1410 * MS)), ==, 1434 * MS);
+  /* A spike on top adds to it. */
+  donar_shaper_schedule_add_spike (s, 1100 * MS, 100 * MS, 50 * MS);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 1100 * MS), ==, 374 * MS);
+  donar_shaper_schedule_free (s);
+}
+
 static void
 test_parse (void)
 {
@@ -139,6 +177,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/shaper/schedule/base-and-spikes", test_base_and_spikes);
   g_test_add_func ("/shaper/schedule/fifo", test_fifo);
+  g_test_add_func ("/shaper/schedule/hold", test_hold);
   g_test_add_func ("/shaper/schedule/parse", test_parse);
   g_test_add_func ("/shaper/schedule/model", test_model);
   return g_test_run ();
