@@ -24,6 +24,11 @@
  * whatever its prediction: a link that neither side uses is known of by
  * nobody, and may be the one that recovered, or the one that has hung. */
 #define PROBE_EVERY_FRAMES 25
+/* And every link is sent on at least this often: a circuit that froze
+ * while nobody used it is then found (its probe unanswered) and replaced
+ * within 10 s, the probe's period plus the 5 s a link may be late while
+ * others deliver (issue 24). */
+#define PROBE_PERIOD_US (4 * G_USEC_PER_SEC)
 /* While no link is known to deliver in time, a link takes frames while
  * it holds fewer than this of ours without word: a few cells, which a
  * path that recovers lets out at once, and enough over a dozen links for
@@ -43,6 +48,7 @@ donar_adaptive_init (DonarAdaptive * adaptive, gdouble budget,
   adaptive->in_time_since = G_MININT64;
   adaptive->stall_probe_us = G_MININT64;
   adaptive->stalled_frames = adaptive->stalls = adaptive->frames_withheld = 0;
+  donar_fate_init (&adaptive->fate, DONAR_MAX_LINKS);
   adaptive->credit = 0;
   adaptive->last_was_probe = FALSE;
   adaptive->frames_since_probe = 0;
@@ -150,13 +156,28 @@ stalest_link (const DonarGroups * groups, const Prediction * p,
   return stalest;
 }
 
+/* The stale up link sent on the longest ago (or never), other than
+ * avoid[]; -1 if none. */
+static gint
+idlest_link (const DonarGroups * groups, const Prediction * p,
+    const guint * avoid, guint n_avoid)
+{
+  gint idlest = -1;
+
+  for (guint link = 0; link < groups->n_links; link++)
+    if (groups->up[link] && p[link].stale && !listed (link, avoid, n_avoid) &&
+        (idlest < 0 || groups->last_used[link] < groups->last_used[idlest]))
+      idlest = link;
+  return idlest;
+}
+
 /* The up link with the least predicted delay, other than avoid[] (unless
  * nothing else is up), with a penalty on those that share a relay with
  * one of avoid[]; -1 if none is up.  Which links those are is worked out
  * once, as masks, rather than for every link and every one of avoid[]. */
 static gint
-best_link (guint32 up, const DonarPaths * paths, const Prediction * p,
-    const guint * avoid, guint n_avoid, gint exclude)
+best_link (guint32 up, const DonarPaths * paths, const DonarFate * fate,
+    const Prediction * p, const guint * avoid, guint n_avoid, gint exclude)
 {
   gint best = -1;
   gint64 best_cost = G_MAXINT64;
@@ -164,7 +185,8 @@ best_link (guint32 up, const DonarPaths * paths, const Prediction * p,
 
   for (guint k = 0; k < n_avoid; k++) {
     avoided |= 1u << avoid[k];
-    sharing |= donar_paths_sharing (paths, avoid[k]);
+    sharing |= donar_paths_sharing (paths, avoid[k]) |
+        donar_fate_together (fate, avoid[k]);
   }
   if (exclude >= 0)
     up &= ~(1u << exclude);
@@ -201,6 +223,46 @@ donar_adaptive_bound (const DonarAdaptive * adaptive,
   return MAX (adaptive->deadline_us - round_trip / 2, delays->frame_period_us);
 }
 
+/* A link's news says it is in a spike: well above its base. */
+static inline gboolean
+spiking (const Prediction * p, const DonarLinkView * view, gint64 prior)
+{
+  gint64 floor = view->floor == DONAR_DELAY_UNKNOWN ? prior : view->floor;
+
+  return !p->stale && p->predicted - floor > UNSURE_US;
+}
+
+/* Each link that went into a spike at its latest news is set beside the
+ * others: those that went in with it, within about a one-way delay (half
+ * the least round trip), share its fate; those known calm then do not. */
+static void
+note_fate (DonarAdaptive * adaptive, const DonarDelays * delays,
+    const Prediction * p, const DonarLinkView * views, guint32 known,
+    gint64 prior)
+{
+  gint64 round_trip = donar_delays_least_round_trip (delays);
+  gint64 window = round_trip == DONAR_DELAY_UNKNOWN ?
+      STALE_US : MAX (round_trip / 2, delays->frame_period_us);
+
+  for (guint32 rest = known; rest; rest &= rest - 1) {
+    guint link = __builtin_ctz (rest);
+    gboolean spike = spiking (&p[link], &views[link], prior);
+    guint32 calm = 0;
+
+    if (p[link].stale)
+      continue;
+    if (spike && !adaptive->fate.in_spike[link])
+      for (guint32 others = known; others; others &= others - 1) {
+        guint other = __builtin_ctz (others);
+
+        if (!spiking (&p[other], &views[other], prior) && !p[other].stale &&
+            ABS (p[other].fresh - p[link].fresh) <= window)
+          calm |= 1u << other;
+      }
+    donar_fate_note (&adaptive->fate, link, spike, p[link].fresh, calm, window);
+  }
+}
+
 /* Which links are over their bound, and which the peer lately said
  * delivered our frames (within a deadline, and not over it). */
 static void
@@ -228,11 +290,13 @@ classify (DonarAdaptive * adaptive, const DonarDelays * delays,
  * STALL_IN_FLIGHT of our frames: the links we had not been using are tried
  * first (often the state is only that every link we used is in one spike,
  * and another link is well: its answer ends it within a round trip).
- * Once every link holds that many, one frame a least round trip goes out
- * as a probe, round the links, and the others are withheld: what a link
- * holds at the release is then a few cells, whatever the stall's length.
- * The moment the peer is heard again, a link that holds nothing of ours,
- * if one is left, takes the frame. */
+ * Once every link holds that many, and the peer is silent too (a stall
+ * holds both ways; a peer still heard is news that some way works, and
+ * our frames may only be waiting for a slow way back), one frame a least
+ * round trip goes out as a probe, round the links, and the others are
+ * withheld: what a link holds at the release is then a few cells,
+ * whatever the stall's length.  The moment the peer is heard again, a
+ * link that holds nothing of ours, if one is left, takes the frame. */
 static guint
 pick_stalled (DonarAdaptive * adaptive, const DonarDelays * delays,
     const DonarGroups * groups, const DonarLinkView * views, guint32 up,
@@ -241,6 +305,7 @@ pick_stalled (DonarAdaptive * adaptive, const DonarDelays * delays,
   gint64 period = MAX (donar_delays_least_round_trip (delays),
       delays->frame_period_us);
   gboolean heard = now - delays->last_heard_us <= 2 * delays->frame_period_us;
+  gboolean silent = now - delays->last_heard_us > adaptive->deadline_us;
   guint32 clean = 0, room = 0, candidates;
   gint oldest = -1;
 
@@ -260,8 +325,8 @@ pick_stalled (DonarAdaptive * adaptive, const DonarDelays * delays,
   }
   if (heard && clean)
     candidates = clean;
-  else if (room)
-    candidates = room;
+  else if (room || !silent)
+    candidates = room ? room : up;
   else if (adaptive->stall_probe_us != G_MININT64 &&
       now - adaptive->stall_probe_us < period) {
     adaptive->frames_withheld++;
@@ -293,6 +358,7 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
   DonarLinkView views[DONAR_MAX_LINKS];
   gint64 prior;
   gint first, second;
+  gboolean trouble;
   guint n = 0;
   guint32 up = 0;
 
@@ -332,13 +398,20 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
         p[link].predicted += AFTER_PROBE_PENALTY_US;
     }
 
+  note_fate (adaptive, delays, p, views, up & ~adaptive->over_bound, prior);
   /* The previous frame's copy rides with this one: on a path of its own.
    * A link over its bound takes nothing but its probes. */
-  first = best_link (up & ~adaptive->over_bound, paths, p, prev, n_prev, -1);
-  if (++adaptive->frames_since_probe >= PROBE_EVERY_FRAMES &&
-      !adaptive->last_was_probe && first >= 0 && !p[first].stale) {
+  first = best_link (up & ~adaptive->over_bound, paths, &adaptive->fate, p,
+      prev, n_prev, -1);
+  ++adaptive->frames_since_probe;
+  if (!adaptive->last_was_probe && first >= 0 && !p[first].stale) {
+    gint idlest = idlest_link (groups, p, prev, n_prev);
     gint stalest = stalest_link (groups, p, prev, n_prev);
 
+    if (idlest >= 0 && now - groups->last_used[idlest] >= PROBE_PERIOD_US)
+      stalest = idlest;
+    else if (adaptive->frames_since_probe < PROBE_EVERY_FRAMES)
+      stalest = -1;
     if (stalest >= 0 && p[stalest].stale) {
       first = stalest;
       adaptive->frames_since_probe = 0;
@@ -347,9 +420,16 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
   if (first < 0)
     return 0;
   links[n++] = first;
-  if (adaptive->credit >= 1.0 && (p[first].unsure ||
-          adaptive->credit >= MAX_CREDIT)) {
-    second = best_link (up & ~adaptive->over_bound, paths, p, links, 1, first);
+  /* Links in trouble together: every frame in two copies on links that
+   * were not seen to jump with each other, as DOUBLE-SEND's groups do,
+   * on credit if need be (repaid in the calm that follows), until the
+   * trouble is a spike's length old. */
+  trouble = adaptive->budget > 1.0 && adaptive->fate.joint_onset_us !=
+      G_MININT64 && now - adaptive->fate.joint_onset_us < STALE_US;
+  if ((adaptive->credit >= 1.0 || (trouble && adaptive->credit > -MAX_CREDIT))
+      && (p[first].unsure || trouble || adaptive->credit >= MAX_CREDIT)) {
+    second = best_link (up & ~adaptive->over_bound, paths, &adaptive->fate,
+        p, links, 1, first);
     if (second >= 0) {
       links[n++] = second;
       adaptive->credit -= 1.0;

@@ -6,6 +6,7 @@
 #define DONAR_ADAPTIVE_H
 
 #include "donar-delays.h"
+#include "donar-fate.h"
 #include "donar-groups.h"
 #include "donar-paths.h"
 
@@ -44,6 +45,8 @@ typedef struct
   guint64 stalled_frames;
   guint64 stalls;
   guint64 frames_withheld;
+  /* Links seen to spike together, where tor tells nothing. */
+  DonarFate fate;
 } DonarAdaptive;
 
 void donar_adaptive_init (DonarAdaptive * adaptive, gdouble budget,

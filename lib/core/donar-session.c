@@ -627,6 +627,7 @@ donar_session_link_down (DonarSession * session, guint link, gint64 now)
   donar_framer_reset (&session->framers[link]);
   donar_monitor_forget_link (&session->monitor, link);
   donar_delays_reset_link (&session->delays, link, now);
+  donar_fate_forget_link (&session->adaptive.fate, link);
   donar_paths_set (&session->paths, link, NULL, 0);
   session->scores[link] = DONAR_SCORE_UNKNOWN;
   if (session->groups.up[link])
