@@ -24,10 +24,12 @@
  * whatever its prediction: a link that neither side uses is known of by
  * nobody, and may be the one that recovered, or the one that has hung. */
 #define PROBE_EVERY_FRAMES 25
-/* And every link is sent on at least this often: a circuit that froze
- * while nobody used it is then found (its probe unanswered) and replaced
- * within 10 s, the probe's period plus the 5 s a link may be late while
- * others deliver (issue 24). */
+/* And with a budget above 1, every link is sent on at least this often,
+ * a frame's second copy: a circuit that froze while nobody used it is then
+ * found (its probe unanswered) and replaced within 10 s, the probe's period
+ * plus the 5 s a link may be late while others deliver (issue 24).  At
+ * budget 1 a probe takes a frame's only copy, which costs calls: there the
+ * once-a-second probe of the stalest link has to do. */
 #define PROBE_PERIOD_US (4 * G_USEC_PER_SEC)
 /* While no link is known to deliver in time, a link takes frames while
  * it holds fewer than this of ours without word: a few cells, which a
@@ -357,8 +359,8 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
   Prediction p[DONAR_MAX_LINKS];
   DonarLinkView views[DONAR_MAX_LINKS];
   gint64 prior;
-  gint first, second;
-  gboolean trouble;
+  gint first, second, idlest;
+  gboolean trouble, idle_due;
   guint n = 0;
   guint32 up = 0;
 
@@ -403,15 +405,13 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
    * A link over its bound takes nothing but its probes. */
   first = best_link (up & ~adaptive->over_bound, paths, &adaptive->fate, p,
       prev, n_prev, -1);
-  ++adaptive->frames_since_probe;
-  if (!adaptive->last_was_probe && first >= 0 && !p[first].stale) {
-    gint idlest = idlest_link (groups, p, prev, n_prev);
+  idlest = idlest_link (groups, p, prev, n_prev);
+  idle_due = adaptive->budget > 1.0 && idlest >= 0 &&
+      now - groups->last_used[idlest] >= PROBE_PERIOD_US;
+  if (++adaptive->frames_since_probe >= PROBE_EVERY_FRAMES && !idle_due &&
+      !adaptive->last_was_probe && first >= 0 && !p[first].stale) {
     gint stalest = stalest_link (groups, p, prev, n_prev);
 
-    if (idlest >= 0 && now - groups->last_used[idlest] >= PROBE_PERIOD_US)
-      stalest = idlest;
-    else if (adaptive->frames_since_probe < PROBE_EVERY_FRAMES)
-      stalest = -1;
     if (stalest >= 0 && p[stalest].stale) {
       first = stalest;
       adaptive->frames_since_probe = 0;
@@ -426,8 +426,15 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
    * trouble is a spike's length old. */
   trouble = adaptive->budget > 1.0 && adaptive->fate.joint_onset_us !=
       G_MININT64 && now - adaptive->fate.joint_onset_us < STALE_US;
-  if ((adaptive->credit >= 1.0 || (trouble && adaptive->credit > -MAX_CREDIT))
-      && (p[first].unsure || trouble || adaptive->credit >= MAX_CREDIT)) {
+  if (idle_due && idlest != first && adaptive->credit > -MAX_CREDIT) {
+    /* A link idle for a probe period: the frame's second copy, paid from
+     * the budget's credit, so that the frame's first copy still goes on
+     * the best link. */
+    links[n++] = idlest;
+    adaptive->credit -= 1.0;
+  } else if ((adaptive->credit >= 1.0 || (trouble &&
+              adaptive->credit > -MAX_CREDIT)) && (p[first].unsure ||
+          trouble || adaptive->credit >= MAX_CREDIT)) {
     second = best_link (up & ~adaptive->over_bound, paths, &adaptive->fate,
         p, links, 1, first);
     if (second >= 0) {
