@@ -407,7 +407,8 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
       prev, n_prev, -1);
   idlest = idlest_link (groups, p, prev, n_prev);
   idle_due = adaptive->budget > 1.0 && idlest >= 0 &&
-      now - groups->last_used[idlest] >= PROBE_PERIOD_US;
+      (groups->last_used[idlest] == G_MININT64 ||
+      now - groups->last_used[idlest] >= PROBE_PERIOD_US);
   if (++adaptive->frames_since_probe >= PROBE_EVERY_FRAMES && !idle_due &&
       !adaptive->last_was_probe && first >= 0 && !p[first].stale) {
     gint stalest = stalest_link (groups, p, prev, n_prev);

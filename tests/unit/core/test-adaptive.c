@@ -74,7 +74,7 @@ test_copies_share_no_relay (void)
 /* Two sessions over four links of fixed one-way delays, in 1 ms steps:
  * each record arrives after its link's delay, and never before the one
  * sent ahead of it on the same link and direction. */
-#define LINKS 4
+#define LINKS 12
 #define QUEUE 256
 
 typedef struct
@@ -94,6 +94,7 @@ typedef struct
 
 struct _Net
 {
+  guint n_links;                /* the first n_links of LINKS */
   DonarSession *session[2];
   End end[2];
   Record queue[2][LINKS][QUEUE];
@@ -101,17 +102,26 @@ struct _Net
   gint64 last_arrival[2][LINKS];
   gint64 now;
   gint64 slow_from;             /* link 0 takes 1 s from then on */
+  gint64 frozen_from;           /* link 3 delivers nothing from then on */
   guint sent_on_0_before, sent_on_0_after;
+  /* The caller's DATA records: when each link last took one, and the
+   * longest it went without since the first frame. */
+  gint64 last_data[LINKS];
+  gint64 longest_gap[LINKS];
   guint delivered;
 };
 
 static gint64
 link_delay (Net * net, guint link)
 {
-  static const gint64 base[LINKS] = { 80, 100, 110, 120 };
+  static const gint64 base[LINKS] = { 80, 100, 110, 120, 130, 140, 150,
+    160, 170, 180, 190, 200
+  };
 
   if (link == 0 && net->now >= net->slow_from)
     return 1000 * MS;
+  if (link == net->n_links - 1 && net->now >= net->frozen_from)
+    return G_MAXINT64 / 2;
   return base[link] * MS;
 }
 
@@ -132,6 +142,11 @@ on_send (gpointer user_data, guint link, const guint8 * record, gsize length)
   r->length = length;
   memcpy (r->data, record, length);
   net->count[side][link]++;
+  if (side == 0 && record[3] == DONAR_WIRE_TYPE_DATA) {
+    net->longest_gap[link] = MAX (net->longest_gap[link],
+        net->now - net->last_data[link]);
+    net->last_data[link] = net->now;
+  }
   /* The caller's DATA records on link 0. */
   if (side == 0 && link == 0 && record[3] == DONAR_WIRE_TYPE_DATA) {
     if (net->now < net->slow_from)
@@ -151,22 +166,23 @@ on_deliver (gpointer user_data, guint32 seq, const guint8 * frame,
     end->net->delivered++;
 }
 
-static void
-test_slow_link_left (void)
+static Net *
+net_new (guint n_links, gdouble budget, gint64 slow_from, gint64 frozen_from)
 {
   static const DonarCallbacks callbacks = { on_send, on_deliver, NULL };
   static const guint8 secret[32] = { 1, 2, 3 };
-  static guint8 frame[172];
   DonarConfig config;
   Net *net = g_new0 (Net, 1);
 
   donar_config_init (&config);
-  config.n_links = LINKS;
+  net->n_links = n_links;
+  config.n_links = n_links;
   config.n_1st = 1;
   config.n_2nd = 1;
   config.policy = DONAR_POLICY_ADAPTIVE;
-  config.budget = 1.0;
-  net->slow_from = 3000 * MS;
+  config.budget = budget;
+  net->slow_from = slow_from;
+  net->frozen_from = frozen_from;
   for (guint side = 0; side < 2; side++) {
     net->end[side].net = net;
     net->end[side].side = side;
@@ -175,7 +191,7 @@ test_slow_link_left (void)
         &callbacks, &net->end[side], 0, NULL);
     g_assert_nonnull (net->session[side]);
   }
-  for (guint link = 0; link < LINKS; link++)
+  for (guint link = 0; link < net->n_links; link++)
     for (guint side = 0; side < 2; side++) {
       guint8 nonce[DONAR_WIRE_NONCE] = { side, link };
 
@@ -185,7 +201,7 @@ test_slow_link_left (void)
   for (gboolean any = TRUE; any;) {
     any = FALSE;
     for (guint side = 0; side < 2; side++)
-      for (guint link = 0; link < LINKS; link++)
+      for (guint link = 0; link < net->n_links; link++)
         while (net->count[side][link] > 0) {
           Record *r = &net->queue[side][link][net->head[side][link]];
 
@@ -196,27 +212,51 @@ test_slow_link_left (void)
           any = TRUE;
         }
   }
+  return net;
+}
 
-  for (net->now = 0; net->now < 5000 * MS; net->now += MS) {
-    for (guint side = 0; side < 2; side++)
-      for (guint link = 0; link < LINKS; link++)
-        while (net->count[side][link] > 0) {
-          Record *r = &net->queue[side][link][net->head[side][link]];
+/* One millisecond: what is due arrives, the timers, a frame each period
+ * from each side. */
+static void
+net_step (Net * net)
+{
+  static guint8 frame[172];
 
-          if (r->arrival > net->now)
-            break;
-          g_assert_cmpint (donar_session_receive (net->session[1 - side],
-                  link, r->data, r->length, net->now), ==, DONAR_OK);
-          net->head[side][link] = (net->head[side][link] + 1) % QUEUE;
-          net->count[side][link]--;
-        }
+  for (guint side = 0; side < 2; side++)
+    for (guint link = 0; link < net->n_links; link++)
+      while (net->count[side][link] > 0) {
+        Record *r = &net->queue[side][link][net->head[side][link]];
+
+        if (r->arrival > net->now)
+          break;
+        g_assert_cmpint (donar_session_receive (net->session[1 - side],
+                link, r->data, r->length, net->now), ==, DONAR_OK);
+        net->head[side][link] = (net->head[side][link] + 1) % QUEUE;
+        net->count[side][link]--;
+      }
+  for (guint side = 0; side < 2; side++)
+    donar_session_handle_expiry (net->session[side], net->now);
+  if (net->now % PERIOD == 0)
     for (guint side = 0; side < 2; side++)
-      donar_session_handle_expiry (net->session[side], net->now);
-    if (net->now % PERIOD == 0)
-      for (guint side = 0; side < 2; side++)
-        g_assert_cmpint (donar_session_send_frame (net->session[side], frame,
-                sizeof frame, net->now), ==, DONAR_OK);
-  }
+      g_assert_cmpint (donar_session_send_frame (net->session[side], frame,
+              sizeof frame, net->now), ==, DONAR_OK);
+}
+
+static void
+net_free (Net * net)
+{
+  donar_session_free (net->session[0]);
+  donar_session_free (net->session[1]);
+  g_free (net);
+}
+
+static void
+test_slow_link_left (void)
+{
+  Net *net = net_new (4, 1.0, 3000 * MS, G_MAXINT64);
+
+  for (net->now = 0; net->now < 5000 * MS; net->now += MS)
+    net_step (net);
 
   g_test_message ("link 0: %u before, %u after; %u delivered",
       net->sent_on_0_before, net->sent_on_0_after, net->delivered);
@@ -234,10 +274,59 @@ test_slow_link_left (void)
   /* The copies saved every frame sent into the slow link: all but the
    * last few, still on their way at the end, came. */
   g_assert_cmpuint (net->delivered, >=, 125 - 3);
+  net_free (net);
+}
 
-  donar_session_free (net->session[0]);
-  donar_session_free (net->session[1]);
-  g_free (net);
+/* Twelve steady links, 80 to 200 ms: ADAPTIVE sends on the fastest few,
+ * and the once-a-second probe of the link known of the longest would come
+ * to each of the nine or so others every nine seconds or so; at budget 2
+ * every link takes a frame (a second copy) at least every 4 s, within a
+ * frame of it (the frame that finds it due): nobody's link goes unknown. */
+static void
+test_every_link_probed (void)
+{
+  Net *net = net_new (12, 2.0, G_MAXINT64, G_MAXINT64);
+
+  for (net->now = 0; net->now < 30000 * MS; net->now += MS)
+    net_step (net);
+  for (guint link = 0; link < net->n_links; link++) {
+    net->longest_gap[link] = MAX (net->longest_gap[link],
+        net->now - net->last_data[link]);
+    g_test_message ("link %u: at most %" G_GINT64_FORMAT " ms without a "
+        "frame", link, net->longest_gap[link] / MS);
+    g_assert_cmpint (net->longest_gap[link], <=, 4000 * MS + PERIOD);
+  }
+  net_free (net);
+}
+
+/* Of twelve links, link 11, the slowest (200 ms), is one ADAPTIVE does not
+ * use but to probe it; at 3 s its circuit freezes for good, both ways.  At budget 2 it is sent on at least
+ * every 4 s (a frame's second copy), so a probe goes into it by 7.04 s at
+ * the latest; unanswered while the other links deliver, the probe makes
+ * it late, and the link engine gives it up once the lateness reaches its
+ * stall timeout (5 s): by 7.04 s + 5 s + the least round trip (about 0.2
+ * s).  The bound asked: within 10 s of the freeze. */
+static void
+test_frozen_link_found (void)
+{
+  Net *net = net_new (12, 2.0, G_MAXINT64, 3000 * MS);
+  gint64 found = 0;
+
+  for (net->now = 0; net->now < 20000 * MS && found == 0; net->now += MS) {
+    net_step (net);
+    if (donar_session_get_link_lateness (net->session[0], 11, net->now) >=
+        5 * G_USEC_PER_SEC)
+      found = net->now;
+    /* No other link is ever late that long. */
+    for (guint link = 0; link < 11; link++)
+      g_assert_cmpint (donar_session_get_link_lateness (net->session[0],
+              link, net->now), <, 5 * G_USEC_PER_SEC);
+  }
+  g_test_message ("link 11 frozen at 3 s, given up at %" G_GINT64_FORMAT
+      " ms", found / MS);
+  g_assert_cmpint (found, >, 3000 * MS + 5 * G_USEC_PER_SEC);
+  g_assert_cmpint (found, <=, 3000 * MS + 10 * G_USEC_PER_SEC);
+  net_free (net);
 }
 
 int
@@ -247,5 +336,7 @@ main (int argc, char **argv)
   g_test_add_func ("/adaptive/copies-share-no-relay",
       test_copies_share_no_relay);
   g_test_add_func ("/adaptive/slow-link-left", test_slow_link_left);
+  g_test_add_func ("/adaptive/every-link-probed", test_every_link_probed);
+  g_test_add_func ("/adaptive/frozen-link-found", test_frozen_link_found);
   return g_test_run ();
 }
