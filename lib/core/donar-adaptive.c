@@ -48,6 +48,7 @@ donar_adaptive_init (DonarAdaptive * adaptive, gdouble budget,
   adaptive->over_bound = adaptive->in_time = 0;
   adaptive->no_link_in_time = FALSE;
   adaptive->in_time_since = G_MININT64;
+  adaptive->stalled_since = G_MININT64;
   adaptive->stall_probe_us = G_MININT64;
   adaptive->stalled_frames = adaptive->stalls = adaptive->frames_withheld = 0;
   donar_fate_init (&adaptive->fate, DONAR_MAX_LINKS);
@@ -294,8 +295,10 @@ classify (DonarAdaptive * adaptive, const DonarDelays * delays,
  * and another link is well: its answer ends it within a round trip).
  * Once every link holds that many, and the peer is silent too (a stall
  * holds both ways; a peer still heard is news that some way works, and
- * our frames may only be waiting for a slow way back), one frame a least
- * round trip goes out as a probe, round the links, and the others are
+ * our frames may only be waiting for a slow way back), and the state has
+ * lasted longer than most spikes (STALE_US: in a shorter one, the frames
+ * that get through as it eases are what keeps the call), one frame a
+ * least round trip goes out as a probe, round the links, and the rest are
  * withheld: what a link holds at the release is then a few cells,
  * whatever the stall's length.  The moment the peer is heard again, a
  * link that holds nothing of ours, if one is left, takes the frame. */
@@ -314,6 +317,7 @@ pick_stalled (DonarAdaptive * adaptive, const DonarDelays * delays,
   if (!adaptive->no_link_in_time) {
     adaptive->stalls++;
     adaptive->stall_probe_us = G_MININT64;
+    adaptive->stalled_since = now;
   }
   adaptive->no_link_in_time = TRUE;
   adaptive->stalled_frames++;
@@ -327,6 +331,8 @@ pick_stalled (DonarAdaptive * adaptive, const DonarDelays * delays,
   }
   if (heard && clean)
     candidates = clean;
+  else if (now - adaptive->stalled_since < STALE_US)
+    candidates = up;
   else if (room || !silent)
     candidates = room ? room : up;
   else if (adaptive->stall_probe_us != G_MININT64 &&
@@ -334,7 +340,17 @@ pick_stalled (DonarAdaptive * adaptive, const DonarDelays * delays,
     adaptive->frames_withheld++;
     return 0;
   } else {
-    candidates = up;
+    /* A probe: on the link that holds the most already, where one cell
+     * more delays the least, so that the others drain at the release as
+     * soon as they can. */
+    guint most = 0;
+
+    for (guint32 rest = up; rest; rest &= rest - 1)
+      most = MAX (most, views[__builtin_ctz (rest)].in_flight);
+    candidates = 0;
+    for (guint32 rest = up; rest; rest &= rest - 1)
+      if (views[__builtin_ctz (rest)].in_flight == most)
+        candidates |= 1u << __builtin_ctz (rest);
     adaptive->stall_probe_us = now;
   }
   for (guint k = 0; k < n_prev && (candidates & ~(1u << prev[k])); k++)

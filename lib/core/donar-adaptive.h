@@ -41,6 +41,7 @@ typedef struct
   guint32 in_time;
   gboolean no_link_in_time;
   gint64 in_time_since;
+  gint64 stalled_since;
   gint64 stall_probe_us;
   guint64 stalled_frames;
   guint64 stalls;
