@@ -8,7 +8,9 @@
 # check-stall.py (tests/torsim) asserts, from both directions' frame logs:
 # no frame later than the hold + the deadline (10 s + 360 ms), the first
 # in-time frame sent after the release arrives within 1 s of it, 99 % of
-# the frames sent from release + 1 s to + 31 s in time.
+# the frames sent from release + 1 s to + 31 s in time, or as many as in
+# the seconds before the hold less 5 points where the network's own steady
+# call misses 99 % (check-stall.py --baseline).
 #
 # The caller dials through the network's client, a running tor that
 # donar-call leaves as it is (one guard, tor's default; --guards is for a
@@ -19,7 +21,7 @@
 #   run-tor-stall.sh DONAR_CALL DONAR_SHAPER [PYTHON]
 #
 # The environment may change it (defaults in brackets):
-#   DONAR_TOR_STALL_AT       seconds from all links up to the hold [8]
+#   DONAR_TOR_STALL_AT       seconds from all links up to the hold [15]
 #   DONAR_TOR_STALL_SECONDS  the hold [10]
 #   DONAR_TOR_STALL_AFTER    seconds of the call after the release [33]
 #   DONAR_TOR_STALL_MODEL_SPIKES=1  keep the model's own spikes (seed 3's
@@ -36,7 +38,7 @@ shaper=$2
 python=${3:-python3}
 work=$(mktemp -d "${TMPDIR:-/tmp}/donar-tor-stall.XXXXXX")
 t0=$(date +%s)
-stall_at=${DONAR_TOR_STALL_AT:-8}
+stall_at=${DONAR_TOR_STALL_AT:-15}
 stall_s=${DONAR_TOR_STALL_SECONDS:-10}
 after=${DONAR_TOR_STALL_AFTER:-33}
 seconds=$((stall_at + stall_s + after))
@@ -151,8 +153,11 @@ done
 origin () {
   sed -n 's/^[0-9]* frame-log: origin \([0-9-]*\) us$/\1/p' "$work/$1.log" | tail -n 1
 }
-report=()
-[ "${DONAR_TOR_STALL_REPORT_ONLY:-0}" = 1 ] && report=(--report-only)
+# --baseline: the minutes after the hold against the seconds before it,
+# when the network's own steady call misses 99 % (this testbed's does:
+# docs/tornet.md, *Calibration*).
+report=(--baseline)
+[ "${DONAR_TOR_STALL_REPORT_ONLY:-0}" = 1 ] && report+=(--report-only)
 echo "every guard of the caller's links held ${stall_s} s at ${stall_at} s after all links up; $(( $(date +%s) - t0 )) s so far" >&2
 "$python" "$here/../torsim/check-stall.py" "$stall_us" "$release_us" \
   "${report[@]}" \

@@ -4,7 +4,8 @@ logs of both directions (donar-call --frame-log: seq,sent_ms,arrival_ms,
 counted from the sender's frame 0, whose CLOCK_MONOTONIC time donar-call
 prints as "frame-log: origin US us").
 
-  check-stall.py STALL_US RELEASE_US [--report-only] NAME LOG ORIGIN_US ...
+  check-stall.py STALL_US RELEASE_US [--report-only] [--baseline]
+      NAME LOG ORIGIN_US ...
 
 STALL_US and RELEASE_US: the stall and its release on CLOCK_MONOTONIC.
 For each direction it prints, and (without --report-only) asserts:
@@ -18,6 +19,12 @@ For each direction it prints, and (without --report-only) asserts:
   at least 99 % arrive within the deadline (a lost frame is not in time);
 - lost: frames that never arrived, in the whole log, and frames later
   than the stall + the deadline (10 s + 360 ms).
+
+With --baseline, the in-time share after is asserted against the path's
+own as well: at least 99 %, or the share of the frames sent in the
+seconds before the stall less 5 points when that is lower (a network
+whose steady calls miss 99 % cannot show a stall costs nothing by 99 %;
+it can show the minutes after the stall are as good as those before).
 """
 import csv
 import sys
@@ -26,6 +33,10 @@ DEADLINE_MS = 360.0
 FIRST_WITHIN_MS = 1000.0
 AFTER_FROM_MS, AFTER_TO_MS = 1000.0, 31000.0
 IN_TIME_SHARE = 0.99
+# Before the stall: from this long after the log's first frame (the
+# links' first seconds) to the stall.
+BEFORE_FROM_MS = 2000.0
+BASELINE_MARGIN = 0.05
 
 
 def load(path):
@@ -52,7 +63,12 @@ def figures(rows, stall_ms, release_ms):
               if release_ms + AFTER_FROM_MS <= s < release_ms + AFTER_TO_MS]
     in_time = sum(1 for s, a in window if a is not None and a - s <= DEADLINE_MS)
     stalled = [(s, a) for _, s, a in rows if stall_ms <= s < release_ms]
+    before = [(s, a) for _, s, a in rows
+              if BEFORE_FROM_MS <= s < stall_ms]
     return {
+        "before_frames": len(before),
+        "before_in_time": sum(1 for s, a in before
+                              if a is not None and a - s <= DEADLINE_MS),
         "frames": len(rows),
         "lost": sum(1 for r in rows if r[2] is None),
         "max_latency_ms": max(latencies) if latencies else None,
@@ -69,9 +85,11 @@ def figures(rows, stall_ms, release_ms):
 def main(argv):
     stall_us, release_us = int(argv[1]), int(argv[2])
     args = argv[3:]
-    report_only = False
-    if args and args[0] == "--report-only":
-        report_only, args = True, args[1:]
+    report_only = baseline = False
+    while args and args[0] in ("--report-only", "--baseline"):
+        report_only |= args[0] == "--report-only"
+        baseline |= args[0] == "--baseline"
+        args = args[1:]
     ok = True
     for i in range(0, len(args), 3):
         name, path, origin_us = args[i], args[i + 1], int(args[i + 2])
@@ -81,11 +99,16 @@ def main(argv):
         first = f["first_in_time"]
         share = (f["window_in_time"] / f["window_frames"]
                  if f["window_frames"] else 0.0)
+        before = (f["before_in_time"] / f["before_frames"]
+                  if f["before_frames"] else 1.0)
+        target = IN_TIME_SHARE
+        if baseline:
+            target = min(IN_TIME_SHARE, before - BASELINE_MARGIN)
         print("%s: stall at %.1f s of the log, %.1f s long; max latency %.0f ms; "
               "%d frames later than %.0f ms; first in-time frame after the "
               "release: %s; in time from release+1 s to +31 s: %d of %d "
-              "(%.2f %%); frames sent in the stall %d, delivered %d; lost %d "
-              "of %d"
+              "(%.2f %%; before the stall %.2f %% of %d); frames sent in the "
+              "stall %d, delivered %d; lost %d of %d"
               % (name, stall_ms / 1000, f["stall_len_ms"] / 1000,
                  f["max_latency_ms"] or -1, f["later_than_stall_plus_deadline"],
                  f["stall_len_ms"] + DEADLINE_MS,
@@ -93,7 +116,7 @@ def main(argv):
                  "seq %d sent at release%+.0f ms, arrived at release%+.0f ms"
                  % first,
                  f["window_in_time"], f["window_frames"], 100 * share,
-                 f["stall_frames"], f["stall_frames_delivered"], f["lost"],
+                 100 * before, f["before_frames"], f["stall_frames"], f["stall_frames_delivered"], f["lost"],
                  f["frames"]))
 
         def check(cond, what):
@@ -113,9 +136,9 @@ def main(argv):
         check(first is not None and first[2] <= FIRST_WITHIN_MS,
               "the first in-time frame after the release is not within "
               "%.0f ms of it" % FIRST_WITHIN_MS)
-        check(share >= IN_TIME_SHARE,
-              "%.2f %% in time from release+1 s to +31 s, not %.0f %%"
-              % (100 * share, 100 * IN_TIME_SHARE))
+        check(share >= target,
+              "%.2f %% in time from release+1 s to +31 s, not %.1f %%"
+              % (100 * share, 100 * target))
     return 0 if ok or report_only else 1
 
 
