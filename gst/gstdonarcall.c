@@ -1201,6 +1201,7 @@ gst_donar_call_client_get_stats (GstDonarCallClient * client)
         "no-link-in-time", G_TYPE_BOOLEAN, st.session.no_link_in_time,
         "in-time-stalls", G_TYPE_UINT64, st.session.stalls,
         "frames-withheld", G_TYPE_UINT64, st.session.frames_withheld,
+        "keepalives", G_TYPE_UINT64, st.session.keepalives,
         "connections-opened", G_TYPE_UINT64, st.connections_opened,
         "connections-failed", G_TYPE_UINT64, st.connections_failed,
         "connections-rejected", G_TYPE_UINT64, st.connections_rejected,

@@ -79,6 +79,10 @@ struct _DonarSession
   DonarByeReason end_reason;
 
   gint64 next_window;
+  /* When the application last handed over a frame, and when we last sent
+   * a keepalive (donar-session.c, send_keepalive). */
+  gint64 last_handed_us;
+  gint64 last_keepalive_us;
   gint32 scores[DONAR_MAX_LINKS];
   DonarLinkCounters links[DONAR_MAX_LINKS];
   DonarSessionStats stats;

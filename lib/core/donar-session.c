@@ -14,6 +14,15 @@
  * that is waited out on the circuits there are, and circuits that hang
  * for good are replaced after it. */
 #define STALL_GRACE_US (10 * G_USEC_PER_SEC)
+/* ADAPTIVE's bound and its "no link in time" read the peer's
+ * acknowledgements, which ride on its frames: a side that stops sending
+ * (muted, on hold, a pipeline paused) would look to its peer like a path
+ * that stalled, and have its peer withhold frames.  So while the peer's
+ * frames come and the application hands over none, the latest frame goes
+ * again every 4 frame periods (160 ms, well within a deadline), on the
+ * link the peer's latest message came on: a duplicate the peer drops,
+ * with fresh acknowledgements. */
+#define KEEPALIVE_PERIODS 4
 
 static DonarSentFrame *
 history_slot (DonarSession * session, guint32 seq)
@@ -83,6 +92,7 @@ donar_session_new (const DonarConfig * config, DonarRole role,
     session->scores[i] = DONAR_SCORE_UNKNOWN;
   }
   session->next_window = now + config->window_us;
+  session->last_handed_us = session->last_keepalive_us = now;
   return session;
 }
 
@@ -230,6 +240,7 @@ donar_session_send_frame (DonarSession * session, const guint8 * frame,
     return DONAR_ERROR_FRAME_TOO_LARGE;
   if (session->ended)
     return DONAR_ERROR_CALL_ENDED;
+  session->last_handed_us = now;
 
   n_links = pick_links (session, now, links);
   current = history_slot (session, session->next_seq++);
@@ -643,9 +654,59 @@ donar_session_set_link_path (DonarSession * session, guint link,
   donar_paths_set (&session->paths, link, relays, n_relays);
 }
 
+/* When the next keepalive is due, or G_MAXINT64: none while the
+ * application sends, or the peer's frames do not come. */
+static gint64
+keepalive_due (const DonarSession * session)
+{
+  gint64 period = KEEPALIVE_PERIODS * session->config.frame_period_us;
+  gint64 since = MAX (session->last_handed_us, session->last_keepalive_us);
+
+  if (session->config.policy != DONAR_POLICY_ADAPTIVE || session->ended ||
+      !session->peer_acknowledges || session->delays.last_heard_us <= since)
+    return G_MAXINT64;
+  return since + period;
+}
+
+static void
+send_keepalive (DonarSession * session, gint64 now)
+{
+  const DonarSentFrame *latest = history_lookup (session,
+      session->next_seq - 1);
+  DonarWireMessage message;
+  gint link = -1;
+  gsize size;
+
+  session->last_keepalive_us = now;
+  for (guint i = 0; i < session->config.n_links; i++)
+    if (session->hello_sent[i] && session->authenticated[i] &&
+        session->delays.links[i].heard && (link < 0 ||
+            session->delays.links[i].last_heard_us >
+            session->delays.links[link].last_heard_us))
+      link = i;
+  if (latest == NULL || link < 0)
+    return;
+  build_message_common (session, latest, now, &message);
+  /* The recent list would date the frames it names from now. */
+  message.n_recent = 0;
+  build_message_frames (session, latest, link, now, &message);
+  message.n_frames = 1;
+  size = donar_wire_encode_data (&message, session->record,
+      sizeof session->record);
+  g_assert (size > 0);
+  session->links[link].messages_sent++;
+  session->links[link].bytes_sent += size;
+  session->stats.messages_sent++;
+  session->stats.bytes_sent += size;
+  session->stats.keepalives++;
+  session->callbacks.send (session->user_data, link, session->record, size);
+}
+
 void
 donar_session_handle_expiry (DonarSession * session, gint64 now)
 {
+  if (now >= keepalive_due (session))
+    send_keepalive (session, now);
   if (now < session->next_window)
     return;
 
@@ -664,7 +725,7 @@ donar_session_handle_expiry (DonarSession * session, gint64 now)
 gint64
 donar_session_get_expiry (const DonarSession * session)
 {
-  return session->next_window;
+  return MIN (session->next_window, keepalive_due (session));
 }
 
 void

@@ -188,6 +188,9 @@ typedef struct
   guint64 stalls;
   guint64 stalled_frames;
   guint64 frames_withheld;
+  /* ADAPTIVE: messages that carried only acknowledgements (the latest
+   * frame again) while the application had no frame to send. */
+  guint64 keepalives;
 } DonarSessionStats;
 
 typedef struct _DonarSession DonarSession;

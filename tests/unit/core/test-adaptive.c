@@ -102,7 +102,8 @@ struct _Net
   gint64 last_arrival[2][LINKS];
   gint64 now;
   gint64 slow_from;             /* link 0 takes 1 s from then on */
-  gint64 frozen_from;           /* link 3 delivers nothing from then on */
+  gint64 frozen_from;           /* the last link delivers nothing from then */
+  gint64 callee_mute_from;      /* the callee hands over no frame from then */
   guint sent_on_0_before, sent_on_0_after;
   /* The caller's DATA records: when each link last took one, and the
    * longest it went without since the first frame. */
@@ -183,6 +184,7 @@ net_new (guint n_links, gdouble budget, gint64 slow_from, gint64 frozen_from)
   config.budget = budget;
   net->slow_from = slow_from;
   net->frozen_from = frozen_from;
+  net->callee_mute_from = G_MAXINT64;
   for (guint side = 0; side < 2; side++) {
     net->end[side].net = net;
     net->end[side].side = side;
@@ -238,8 +240,9 @@ net_step (Net * net)
     donar_session_handle_expiry (net->session[side], net->now);
   if (net->now % PERIOD == 0)
     for (guint side = 0; side < 2; side++)
-      g_assert_cmpint (donar_session_send_frame (net->session[side], frame,
-              sizeof frame, net->now), ==, DONAR_OK);
+      if (side == 0 || net->now < net->callee_mute_from)
+        g_assert_cmpint (donar_session_send_frame (net->session[side], frame,
+                sizeof frame, net->now), ==, DONAR_OK);
 }
 
 static void
@@ -329,6 +332,36 @@ test_frozen_link_found (void)
   net_free (net);
 }
 
+/* The callee stops handing over frames at 3 s (muted, on hold): it goes
+ * on acknowledging the caller's frames, the latest of its own frames again
+ * every 160 ms (4 periods), so the caller never takes it for a stalled
+ * path and withholds nothing.  From 3 s to 10 s: 7 s of keepalives, 43
+ * or 44 of them; the caller's frames all come. */
+static void
+test_muted_peer_acknowledges (void)
+{
+  Net *net = net_new (4, 2.0, G_MAXINT64, G_MAXINT64);
+  DonarSessionStats caller, callee;
+
+  net->callee_mute_from = 3000 * MS;
+  for (net->now = 0; net->now < 10000 * MS; net->now += MS) {
+    net_step (net);
+    donar_session_get_stats (net->session[0], &caller);
+    g_assert_false (caller.no_link_in_time);
+  }
+  donar_session_get_stats (net->session[1], &callee);
+  g_test_message ("callee: %" G_GUINT64_FORMAT " keepalives; caller: %"
+      G_GUINT64_FORMAT " frames withheld, %u delivered", callee.keepalives,
+      caller.frames_withheld, net->delivered);
+  g_assert_cmpuint (caller.stalls, ==, 0);
+  g_assert_cmpuint (caller.frames_withheld, ==, 0);
+  g_assert_cmpuint (callee.keepalives, >=, 43);
+  g_assert_cmpuint (callee.keepalives, <=, 44);
+  /* 250 frames; the last few still on their way at 10 s. */
+  g_assert_cmpuint (net->delivered, >=, 250 - 3);
+  net_free (net);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -338,5 +371,7 @@ main (int argc, char **argv)
   g_test_add_func ("/adaptive/slow-link-left", test_slow_link_left);
   g_test_add_func ("/adaptive/every-link-probed", test_every_link_probed);
   g_test_add_func ("/adaptive/frozen-link-found", test_frozen_link_found);
+  g_test_add_func ("/adaptive/muted-peer-acknowledges",
+      test_muted_peer_acknowledges);
   return g_test_run ();
 }
