@@ -83,6 +83,9 @@ struct _DonarSession
    * a keepalive (donar-session.c, send_keepalive). */
   gint64 last_handed_us;
   gint64 last_keepalive_us;
+  /* When a new frame of the peer last came: keepalives answer frames, not
+   * each other's keepalives. */
+  gint64 last_delivered_us;
   gint32 scores[DONAR_MAX_LINKS];
   DonarLinkCounters links[DONAR_MAX_LINKS];
   DonarSessionStats stats;

@@ -93,6 +93,7 @@ donar_session_new (const DonarConfig * config, DonarRole role,
   }
   session->next_window = now + config->window_us;
   session->last_handed_us = session->last_keepalive_us = now;
+  session->last_delivered_us = G_MININT64;
   return session;
 }
 
@@ -453,6 +454,7 @@ handle_data (DonarSession * session, guint link, const guint8 * data,
       continue;
     }
     session->stats.frames_delivered++;
+    session->last_delivered_us = now;
     if (frame->age > 0)
       session->stats.frames_piggyback_delivered++;
     session->links[link].frames_delivered++;
@@ -655,7 +657,8 @@ donar_session_set_link_path (DonarSession * session, guint link,
 }
 
 /* When the next keepalive is due, or G_MAXINT64: none while the
- * application sends, or the peer's frames do not come. */
+ * application sends, or no new frame of the peer's came since the last
+ * (two muted sides do not keep each other busy). */
 static gint64
 keepalive_due (const DonarSession * session)
 {
@@ -663,7 +666,7 @@ keepalive_due (const DonarSession * session)
   gint64 since = MAX (session->last_handed_us, session->last_keepalive_us);
 
   if (session->config.policy != DONAR_POLICY_ADAPTIVE || session->ended ||
-      !session->peer_acknowledges || session->delays.last_heard_us <= since)
+      !session->peer_acknowledges || session->last_delivered_us <= since)
     return G_MAXINT64;
   return since + period;
 }
