@@ -288,20 +288,22 @@ classify (DonarAdaptive * adaptive, const DonarDelays * delays,
 
 /* No link is known to deliver in time.  Every cell written into a stalled
  * path is one that the fresh frames will wait behind once it recovers,
- * however slowly its backlog drains then.  So each frame goes once, on
- * the link sent on the longest ago among those that hold fewer than
- * STALL_IN_FLIGHT of our frames: the links we had not been using are tried
- * first (often the state is only that every link we used is in one spike,
- * and another link is well: its answer ends it within a round trip).
- * Once every link holds that many, and the peer is silent too (a stall
- * holds both ways; a peer still heard is news that some way works, and
- * our frames may only be waiting for a slow way back), and the state has
- * lasted longer than most spikes (STALE_US: in a shorter one, the frames
- * that get through as it eases are what keeps the call), one frame a
- * least round trip goes out as a probe, round the links, and the rest are
- * withheld: what a link holds at the release is then a few cells,
- * whatever the stall's length.  The moment the peer is heard again, a
- * link that holds nothing of ours, if one is left, takes the frame. */
+ * however slowly its backlog drains then; but most such states are only
+ * a spike of the links in use, shorter than STALE_US, in which the frames
+ * that get through as it eases are what keeps the call.  So:
+ * - the moment the peer is heard (its path is back), a link that holds
+ *   nothing of ours, if one is left, takes the frame;
+ * - for a spike's length, each frame goes once, round the links (the one
+ *   sent on the longest ago first);
+ * - then, while the peer is still heard now and then (news that some way
+ *   works; our frames may only wait for a slow way back) or some link
+ *   holds fewer than STALL_IN_FLIGHT of ours, each frame goes once, on
+ *   such a link if there is one;
+ * - once the peer is silent too and every link holds that many, one frame
+ *   a least round trip (no answer can come sooner) goes out, on the link
+ *   that holds the most already, and the rest are withheld: the other
+ *   links hold at the release what the first seconds gave them, whatever
+ *   the stall's length. */
 static guint
 pick_stalled (DonarAdaptive * adaptive, const DonarDelays * delays,
     const DonarGroups * groups, const DonarLinkView * views, guint32 up,
