@@ -286,7 +286,7 @@ def judge_file(path, seconds):
     late = lost + sum(1 for x in lat if x is not None and x > DEADLINE_MS)
     delivered = [x for x in lat if x is not None]
     return (late > frames // 100, call_median(delivered) if delivered else None,
-            frames, late, lost)
+            frames, late, lost, min(delivered) if delivered else None)
 
 
 def rend_paths(keep):
@@ -341,6 +341,7 @@ def collect(keep, args):
                           'round': int(m.group(1)),
                           'unacceptable': fwd[0], 'median_ms': fwd[1],
                           'frames': fwd[2], 'late': fwd[3], 'lost': fwd[4],
+                          'min_ms': fwd[5],
                           'back_unacceptable': back[0],
                           'back_median_ms': back[1]})
     return out, never
@@ -358,6 +359,7 @@ def figures(calls):
             'p10_ms': nearest_rank(meds, 0.1), 'p50_ms': nearest_rank(meds, 0.5),
             'p90_ms': nearest_rank(meds, 0.9),
             'back_unacceptable': 100.0 * kb / n if n else math.nan,
+            'min_p50_ms': nearest_rank(sorted(c['min_ms'] for c in calls), 0.5),
             'rounds': sorted({c['round'] for c in calls})}
 
 
@@ -410,41 +412,54 @@ def render(data, default_scale):
         f'p10/p50/p90 within {100 * LATENCY_FRACTION:.0f} %. Intervals: '
         'Wilson 95 %.', '',
         '| network | calls | unacceptable % [95 %] | median one-way ms: p10 / '
-        'p50 / p90 | within targets | load average | command |',
-        '|---|---|---|---|---|---|---|']
+        'p50 / p90 | fastest frame ms (median over calls) | within targets | '
+        'load average | command |',
+        '|---|---|---|---|---|---|---|---|']
     for kind in ('30s', '5min'):
         m = model[kind]
         lines.append(
             f'| model, Default, {kind} | 256 | {m["unacceptable"]:.1f} | '
-            f'{m["p10_ms"]:.0f} / {m["p50_ms"]:.0f} / {m["p90_ms"]:.0f} | | | '
+            f'{m["p10_ms"]:.0f} / {m["p50_ms"]:.0f} / {m["p90_ms"]:.0f} | | | | '
             '`build/tools/donar-netmodel-calibrate --quick` |')
     for kind in ('30s', '5min'):
-        lines.append(f'| seed 000 Fig. 3, {kind} | 64 | {FIG3[kind]} | | | | |')
-    for key in sorted(data['runs'], key=lambda s: -float(s)):
+        lines.append(f'| seed 000 Fig. 3, {kind} | 64 | {FIG3[kind]} | | | | | |')
+    for key in run_order(data):
         run = data['runs'][key]
         for kind in ('30s', '5min'):
             t = run['testbed'][kind]
             ok = 'yes' if not [b for b in run['outside'] if
                                b.startswith(kind)] else 'no'
-            name = (f'testbed, scale {float(key):g}'
-                    + (' (the default)' if float(key) == default_scale
-                       else ' (before)' if float(key) == 1.0 else ''))
+            name = ('testbed, ' + key + (
+                ' (before)' if run['scale'] == 1.0 and run['cross_flows']
+                else ' (the default)' if run['scale'] == default_scale
+                and run['cross_flows'] else ''))
             lines.append(
                 f'| {name}, {kind} | {t["calls"]} ({run["never"][kind]} never '
                 f'set up) | {t["unacceptable"]:.1f} [{t["wilson95"][0]:.0f}-'
                 f'{t["wilson95"][1]:.0f}] | {t["p10_ms"]:.0f} / '
-                f'{t["p50_ms"]:.0f} / {t["p90_ms"]:.0f} | {ok} | '
+                f'{t["p50_ms"]:.0f} / {t["p90_ms"]:.0f} | '
+                f'{t.get("min_p50_ms", math.nan):.0f} | {ok} | '
                 f'{run["load"]} | `{run["command"]}` ({run["wall_min"]:.0f} '
                 f'min, {run["date"]}) |')
     lines += ['', 'The other direction of the same calls (callee to caller, '
               'the same link) for comparison, unacceptable %: ' + '; '.join(
-                  f'scale {float(k):g}: {r["testbed"]["30s"]["back_unacceptable"]:.1f}'
-                  f' (30 s), {r["testbed"]["5min"]["back_unacceptable"]:.1f}'
-                  ' (5 min)' for k, r in sorted(data['runs'].items(),
-                                               key=lambda kv: -float(kv[0]))),
+                  f'{k}: {data["runs"][k]["testbed"]["30s"]["back_unacceptable"]:.1f}'
+                  f' (30 s), {data["runs"][k]["testbed"]["5min"]["back_unacceptable"]:.1f}'
+                  ' (5 min)' for k in run_order(data)),
               '', *relay_rows(data), '', 'Every call, its median and late frames: '
               f'[{JSON_FILE}]({JSON_FILE}).', '']
     return '\n'.join(lines)
+
+
+def run_key(scale, cross_flows):
+    return f'scale {scale:g}' + ('' if cross_flows else ', no cross traffic')
+
+
+def run_order(data):
+    """Runs with cross traffic first, the largest scale (the unscaled
+    "before") first."""
+    return sorted(data['runs'], key=lambda k: (
+        not data['runs'][k]['cross_flows'], -data['runs'][k]['scale']))
 
 
 def relay_rows(data):
@@ -457,11 +472,9 @@ def relay_rows(data):
             'base, tor\'s capacity, the seconds the model\'s spikes covered '
             'during the run, and the cross traffic\'s guards (X):', '',
             '| relay | base ms | KiB/s | spiky s | ' + ' | '.join(
-                f'scale {float(k):g}: calls, unacceptable %'
-                for k in sorted(data['runs'], key=lambda x: -float(x)))
+                f'{k}: calls, unacceptable %' for k in run_order(data))
             + ' |', '|---|---|---|---|' + '---|' * len(data['runs'])]
-    runs = [data['runs'][k] for k in sorted(data['runs'],
-                                            key=lambda x: -float(x))]
+    runs = [data['runs'][k] for k in run_order(data)]
     names = []
     for run in runs:
         names += [n for n in run.get('relays', {}) if n not in names]
@@ -479,21 +492,6 @@ def relay_rows(data):
                     f'{info["capacity_kib"]} | {info.get("spike_s", 0):.0f} | '
                     + ' | '.join(cells) + ' |')
     return rows
-
-
-def splice(page_path, section):
-    block = f'{BEGIN}\n{section}{END}'
-    page = open(page_path, encoding='utf-8').read()
-    if BEGIN in page and END in page:
-        page = re.sub(re.escape(BEGIN) + '.*?' + re.escape(END),
-                      lambda _: block, page, flags=re.DOTALL)
-    else:
-        at = page.find('## Figures')
-        at = len(page) if at < 0 else at
-        page = page[:at] + block + '\n\n' + page[at:]
-    with open(page_path + '.tmp', 'w', encoding='utf-8') as f:
-        f.write(page)
-    os.replace(page_path + '.tmp', page_path)
 
 
 def load_average():
@@ -542,7 +540,7 @@ def measure(args, keep, scale):
     try:
         env = ev.read_env(subprocess.run(
             [tornet, 'start', net, '--seed', str(args.seed), '--scale',
-             str(scale), '--shaper',
+             str(scale), '--cross-flows', str(args.cross_flows), '--shaper',
              os.path.join(args.build, 'tools', 'donar-shaper')],
             check=True, capture_output=True, text=True).stdout)
         log(f'network up (scale {scale:g}): cross traffic through '
@@ -571,6 +569,9 @@ def main():
     p.add_argument('--scale', type=float, default=None,
                    help="the shaper's scale (default: tornet.sh's)")
     p.add_argument('--seed', type=int, default=3)
+    p.add_argument('--cross-flows', type=int, default=4,
+                   help="bulk flows through each cross guard (tornet.sh's "
+                   "4; 0: no cross traffic)")
     # 4 rounds of about 6 minutes: some 25 minutes on 2 shared cores.
     p.add_argument('--rounds', type=int, default=4)
     p.add_argument('--long-calls', type=int, default=8)
@@ -590,7 +591,8 @@ def main():
     default_scale = tornet_default_scale()
     scale = default_scale if args.scale is None else args.scale
     keep = os.path.abspath(args.keep or os.path.join(
-        ROOT, 'build', 'tornet-calibration', f'scale-{scale:g}'))
+        ROOT, 'build', 'tornet-calibration', f'scale-{scale:g}'
+        + ('' if args.cross_flows else '-no-cross')))
     os.makedirs(keep, exist_ok=True)
     command = ' '.join(['tools/tornet/tornet.sh calibrate']
                        + [shlex.quote(a) for a in sys.argv[1:]
@@ -630,7 +632,12 @@ def main():
         data['model'] = model
         data['targets'] = {'share_points': SHARE_POINTS,
                            'latency_fraction': LATENCY_FRACTION}
-        data['runs'][f'{scale:g}'] = {
+        # Runs of an older version of this script (keyed by scale alone)
+        # are left out: --report-only writes them again.
+        data['runs'] = {k: v for k, v in data['runs'].items()
+                        if 'scale' in v}
+        data['runs'][run_key(scale, args.cross_flows)] = {
+            'scale': scale, 'cross_flows': args.cross_flows,
             'command': meta['command'], 'date': meta['date'],
             'wall_min': meta['wall_min'], 'load': meta['load'],
             'loads': meta['loads'], 'testbed': tb, 'never': never,
@@ -640,7 +647,8 @@ def main():
         with open(json_path, 'w') as f:
             json.dump(data, f, indent=1)
             f.write('\n')
-        splice(os.path.join(args.docs, 'tornet.md'), render(data, default_scale))
+        ev.splice(os.path.join(args.docs, 'tornet.md'),
+                  render(data, default_scale), BEGIN, END, '## Figures')
         log(f'wrote {json_path} and the calibration of docs/tornet.md')
     if outside:
         log('OUTSIDE THE TARGETS: ' + '; '.join(outside))
