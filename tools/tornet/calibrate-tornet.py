@@ -451,15 +451,22 @@ def render(data, default_scale):
     return '\n'.join(lines)
 
 
-def run_key(scale, cross_flows):
-    return f'scale {scale:g}' + ('' if cross_flows else ', no cross traffic')
+LONG_CALLS, SHORT_CALLS = 8, 3   # at once, the defaults
+
+
+def run_key(scale, cross_flows, long_calls=LONG_CALLS,
+            short_calls=SHORT_CALLS):
+    return (f'scale {scale:g}' + ('' if cross_flows else ', no cross traffic')
+            + ('' if (long_calls, short_calls) == (LONG_CALLS, SHORT_CALLS)
+               else f', {long_calls} + {short_calls} calls at once'))
 
 
 def run_order(data):
     """Runs with cross traffic first, the largest scale (the unscaled
     "before") first."""
     return sorted(data['runs'], key=lambda k: (
-        not data['runs'][k]['cross_flows'], -data['runs'][k]['scale']))
+        not data['runs'][k]['cross_flows'], -data['runs'][k]['scale'],
+        -data['runs'][k].get('at_once', LONG_CALLS + SHORT_CALLS)))
 
 
 def relay_rows(data):
@@ -469,12 +476,15 @@ def relay_rows(data):
     rows = ['Per relay, the calls whose rendezvous circuits crossed it '
             '(either side, from the rounds\' circuit snapshots) and the share '
             'of them unacceptable, 30-s and 5-min calls together; the shaped '
-            'base, tor\'s capacity, the seconds the model\'s spikes covered '
-            'during the run, and the cross traffic\'s guards (X):', '',
+            'base, tor\'s capacity and the seconds the model\'s spikes covered '
+            'during the run (of the first run with cross traffic at the '
+            'default scale); X: a guard of that run\'s cross traffic:', '',
             '| relay | base ms | KiB/s | spiky s | ' + ' | '.join(
                 f'{k}: calls, unacceptable %' for k in run_order(data))
             + ' |', '|---|---|---|---|' + '---|' * len(data['runs'])]
     runs = [data['runs'][k] for k in run_order(data)]
+    ref = next((r for r in runs if r['cross_flows']
+                and r['scale'] == data.get('default_scale')), runs[0])
     names = []
     for run in runs:
         names += [n for n in run.get('relays', {}) if n not in names]
@@ -484,11 +494,12 @@ def relay_rows(data):
             calls = [c for kind in ('30s', '5min') for c in run['calls'][kind]
                      if name in c.get('relays', [])]
             bad = sum(c['unacceptable'] for c in calls)
-            cells.append(f'{len(calls)}, {100.0 * bad / len(calls):.0f}'
-                         if calls else '0')
-        info = runs[-1].get('relays', {}).get(name) or runs[0]['relays'][name]
-        mark = ' X' if name in runs[-1].get('cross_guards', []) else ''
-        rows.append(f'| {name}{mark} | {info["base_ms"]:.1f} | '
+            mark = (' X' if run['cross_flows']
+                    and name in run.get('cross_guards', []) else '')
+            cells.append(f'{len(calls)}, {100.0 * bad / len(calls):.0f}{mark}'
+                         if calls else f'0{mark}')
+        info = ref.get('relays', {}).get(name) or runs[0]['relays'][name]
+        rows.append(f'| {name} | {info["base_ms"]:.1f} | '
                     f'{info["capacity_kib"]} | {info.get("spike_s", 0):.0f} | '
                     + ' | '.join(cells) + ' |')
     return rows
@@ -574,8 +585,8 @@ def main():
                    "4; 0: no cross traffic)")
     # 4 rounds of about 6 minutes: some 25 minutes on 2 shared cores.
     p.add_argument('--rounds', type=int, default=4)
-    p.add_argument('--long-calls', type=int, default=8)
-    p.add_argument('--short-calls', type=int, default=3)
+    p.add_argument('--long-calls', type=int, default=LONG_CALLS)
+    p.add_argument('--short-calls', type=int, default=SHORT_CALLS)
     p.add_argument('--long-seconds', type=int, default=300)
     p.add_argument('--short-seconds', type=int, default=30)
     p.add_argument('--keep', default=None,
@@ -592,7 +603,9 @@ def main():
     scale = default_scale if args.scale is None else args.scale
     keep = os.path.abspath(args.keep or os.path.join(
         ROOT, 'build', 'tornet-calibration', f'scale-{scale:g}'
-        + ('' if args.cross_flows else '-no-cross')))
+        + ('' if args.cross_flows else '-no-cross')
+        + ('' if (args.long_calls, args.short_calls) == (LONG_CALLS, SHORT_CALLS)
+           else f'-{args.long_calls}+{args.short_calls}')))
     os.makedirs(keep, exist_ok=True)
     command = ' '.join(['tools/tornet/tornet.sh calibrate']
                        + [shlex.quote(a) for a in sys.argv[1:]
@@ -630,14 +643,17 @@ def main():
         except (OSError, ValueError):
             data = {'runs': {}}
         data['model'] = model
+        data['default_scale'] = default_scale
         data['targets'] = {'share_points': SHARE_POINTS,
                            'latency_fraction': LATENCY_FRACTION}
         # Runs of an older version of this script (keyed by scale alone)
         # are left out: --report-only writes them again.
         data['runs'] = {k: v for k, v in data['runs'].items()
                         if 'scale' in v}
-        data['runs'][run_key(scale, args.cross_flows)] = {
+        data['runs'][run_key(scale, args.cross_flows, args.long_calls,
+                             args.short_calls)] = {
             'scale': scale, 'cross_flows': args.cross_flows,
+            'at_once': args.long_calls + args.short_calls,
             'command': meta['command'], 'date': meta['date'],
             'wall_min': meta['wall_min'], 'load': meta['load'],
             'loads': meta['loads'], 'testbed': tb, 'never': never,

@@ -498,6 +498,8 @@ def measure(args, keep, command):
              os.path.join(args.build, 'tools', 'donar-shaper')]
     if args.no_call_guard:
         start.append('--no-call-guard')
+    if args.scale is not None:
+        start += ['--scale', str(args.scale)]
     try:
         env = read_env(subprocess.run(start, check=True, capture_output=True,
                                       text=True).stdout)
@@ -551,6 +553,9 @@ def main():
     p.add_argument('--rounds', type=int, default=4)
     p.add_argument('--seconds', type=int, default=300)
     p.add_argument('--seed', type=int, default=3)
+    # The shaper's scale: tornet.sh's calibrated default unless given
+    # (docs/tornet.md, "Calibration"); never tuned on these results.
+    p.add_argument('--scale', type=float, default=None)
     p.add_argument('--cross-flows', type=int, default=4)
     p.add_argument('--no-call-guard', action='store_true')
     p.add_argument('--keep', default=os.path.join(ROOT, 'build', 'tornet-eval'))
