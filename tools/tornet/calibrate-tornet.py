@@ -410,7 +410,9 @@ def render(data, default_scale):
         'model\'s "median of link medians, p10-p90"). Targets (issue 23): '
         f'shares within {SHARE_POINTS:.0f} points of the model\'s Default, '
         f'p10/p50/p90 within {100 * LATENCY_FRACTION:.0f} %. Intervals: '
-        'Wilson 95 %.', '',
+        'Wilson 95 %. Load average: the 1-minute load of the machine (2 cores, '
+        'shared with other sessions) at the end of each round, least to most. '
+        'A call that never connected is counted apart.', '',
         '| network | calls | unacceptable % [95 %] | median one-way ms: p10 / '
         'p50 / p90 | fastest frame ms (median over calls) | within targets | '
         'load average | command |',
@@ -432,7 +434,8 @@ def render(data, default_scale):
             name = ('testbed, ' + key + (
                 ' (before)' if run['scale'] == 1.0 and run['cross_flows']
                 else ' (the default)' if run['scale'] == default_scale
-                and run['cross_flows'] else ''))
+                and run['cross_flows'] and run.get('at_once') in (
+                    None, LONG_CALLS + SHORT_CALLS) else ''))
             lines.append(
                 f'| {name}, {kind} | {t["calls"]} ({run["never"][kind]} never '
                 f'set up) | {t["unacceptable"]:.1f} [{t["wilson95"][0]:.0f}-'
@@ -484,7 +487,9 @@ def relay_rows(data):
             + ' |', '|---|---|---|---|' + '---|' * len(data['runs'])]
     runs = [data['runs'][k] for k in run_order(data)]
     ref = next((r for r in runs if r['cross_flows']
-                and r['scale'] == data.get('default_scale')), runs[0])
+                and r['scale'] == data.get('default_scale')
+                and r.get('at_once') in (None, LONG_CALLS + SHORT_CALLS)),
+               runs[0])
     names = []
     for run in runs:
         names += [n for n in run.get('relays', {}) if n not in names]
