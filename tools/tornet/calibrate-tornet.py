@@ -434,8 +434,9 @@ def render(data, default_scale):
             name = ('testbed, ' + key + (
                 ' (before)' if run['scale'] == 1.0 and run['cross_flows']
                 else ' (the default)' if run['scale'] == default_scale
-                and run['cross_flows'] and run.get('at_once') in (
-                    None, LONG_CALLS + SHORT_CALLS) else ''))
+                and run['cross_flows'] and not run.get('sets')
+                and run.get('at_once') in (None, LONG_CALLS + SHORT_CALLS)
+                else ''))
             lines.append(
                 f'| {name}, {kind} | {t["calls"]} ({run["never"][kind]} never '
                 f'set up) | {t["unacceptable"]:.1f} [{t["wilson95"][0]:.0f}-'
@@ -458,10 +459,11 @@ LONG_CALLS, SHORT_CALLS = 8, 3   # at once, the defaults
 
 
 def run_key(scale, cross_flows, long_calls=LONG_CALLS,
-            short_calls=SHORT_CALLS):
+            short_calls=SHORT_CALLS, sets=()):
     return (f'scale {scale:g}' + ('' if cross_flows else ', no cross traffic')
             + ('' if (long_calls, short_calls) == (LONG_CALLS, SHORT_CALLS)
-               else f', {long_calls} + {short_calls} calls at once'))
+               else f', {long_calls} + {short_calls} calls at once')
+            + ''.join(f', {x}' for x in sets))
 
 
 def run_order(data):
@@ -488,6 +490,7 @@ def relay_rows(data):
     runs = [data['runs'][k] for k in run_order(data)]
     ref = next((r for r in runs if r['cross_flows']
                 and r['scale'] == data.get('default_scale')
+                and not r.get('sets')
                 and r.get('at_once') in (None, LONG_CALLS + SHORT_CALLS)),
                runs[0])
     names = []
@@ -556,7 +559,8 @@ def measure(args, keep, scale):
     try:
         env = ev.read_env(subprocess.run(
             [tornet, 'start', net, '--seed', str(args.seed), '--scale',
-             str(scale), '--cross-flows', str(args.cross_flows), '--shaper',
+             str(scale), '--cross-flows', str(args.cross_flows)]
+            + [x for v in args.set for x in ('--set', v)] + ['--shaper',
              os.path.join(args.build, 'tools', 'donar-shaper')],
             check=True, capture_output=True, text=True).stdout)
         log(f'network up (scale {scale:g}): cross traffic through '
@@ -585,6 +589,10 @@ def main():
     p.add_argument('--scale', type=float, default=None,
                    help="the shaper's scale (default: tornet.sh's)")
     p.add_argument('--seed', type=int, default=3)
+    p.add_argument('--set', action='append', default=[], metavar='NAME=VALUE',
+                   help='a relay parameter of docs/netmodel.md for the '
+                   'network (tornet.sh --set; repeatable): not a calibration '
+                   'knob, an experiment')
     p.add_argument('--cross-flows', type=int, default=4,
                    help="bulk flows through each cross guard (tornet.sh's "
                    "4; 0: no cross traffic)")
@@ -610,7 +618,8 @@ def main():
         ROOT, 'build', 'tornet-calibration', f'scale-{scale:g}'
         + ('' if args.cross_flows else '-no-cross')
         + ('' if (args.long_calls, args.short_calls) == (LONG_CALLS, SHORT_CALLS)
-           else f'-{args.long_calls}+{args.short_calls}')))
+           else f'-{args.long_calls}+{args.short_calls}')
+        + ''.join('-' + x.replace('=', '-') for x in args.set)))
     os.makedirs(keep, exist_ok=True)
     command = ' '.join(['tools/tornet/tornet.sh calibrate']
                        + [shlex.quote(a) for a in sys.argv[1:]
@@ -656,9 +665,9 @@ def main():
         data['runs'] = {k: v for k, v in data['runs'].items()
                         if 'scale' in v}
         data['runs'][run_key(scale, args.cross_flows, args.long_calls,
-                             args.short_calls)] = {
+                             args.short_calls, args.set)] = {
             'scale': scale, 'cross_flows': args.cross_flows,
-            'at_once': args.long_calls + args.short_calls,
+            'at_once': args.long_calls + args.short_calls, 'sets': args.set,
             'command': meta['command'], 'date': meta['date'],
             'wall_min': meta['wall_min'], 'load': meta['load'],
             'loads': meta['loads'], 'testbed': tb, 'never': never,
