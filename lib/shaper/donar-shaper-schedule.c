@@ -14,7 +14,8 @@ typedef struct
 
 struct _DonarShaperSchedule
 {
-  gint64 base_us;
+  gint64 base_us;               /* unscaled */
+  gdouble scale;
   GArray *spikes;               /* Spike, in the order given */
   DonarNetRelay *model;         /* or NULL */
 };
@@ -25,6 +26,7 @@ donar_shaper_schedule_new (gint64 base_us)
   DonarShaperSchedule *s = g_new0 (DonarShaperSchedule, 1);
 
   s->base_us = base_us;
+  s->scale = 1.0;
   s->spikes = g_array_new (FALSE, FALSE, sizeof (Spike));
   return s;
 }
@@ -52,10 +54,29 @@ donar_shaper_schedule_free (DonarShaperSchedule * s)
   g_free (s);
 }
 
+void
+donar_shaper_schedule_set_scale (DonarShaperSchedule * s, gdouble scale)
+{
+  g_return_if_fail (scale >= 0.0 && isfinite (scale));
+  s->scale = scale;
+}
+
+gdouble
+donar_shaper_schedule_scale (const DonarShaperSchedule * s)
+{
+  return s->scale;
+}
+
+static gint64
+scaled (const DonarShaperSchedule * s, gint64 us)
+{
+  return s->scale == 1.0 ? us : (gint64) llround (s->scale * (gdouble) us);
+}
+
 gint64
 donar_shaper_schedule_base (const DonarShaperSchedule * s)
 {
-  return s->base_us;
+  return scaled (s, s->base_us);
 }
 
 void
@@ -85,19 +106,24 @@ donar_shaper_schedule_n_spikes (const DonarShaperSchedule * s)
 gint64
 donar_shaper_schedule_delay (DonarShaperSchedule * s, gint64 t)
 {
-  gint64 delay = s->base_us;
+  gint64 extra = 0, hold = 0;
 
   if (s->model != NULL)
-    delay += donar_net_relay_spike_delay (s->model, t);
+    extra += donar_net_relay_spike_delay (s->model, t);
   /* A scan: spikes by hand are a handful.  Those of the model come from
    * its relay, which keeps a cursor. */
   for (guint i = 0; i < s->spikes->len; i++) {
     const Spike *spike = &g_array_index (s->spikes, Spike, i);
 
-    if (spike->start_us <= t && t < spike->end_us)
-      delay += spike->hold ? spike->end_us - t : spike->extra_us;
+    if (spike->start_us > t || t >= spike->end_us)
+      continue;
+    /* A hold is a moment, not a relay's delay: the scale leaves it. */
+    if (spike->hold)
+      hold += spike->end_us - t;
+    else
+      extra += spike->extra_us;
   }
-  return delay;
+  return donar_shaper_schedule_base (s) + scaled (s, extra) + hold;
 }
 
 gint64

@@ -23,6 +23,14 @@ DonarShaperSchedule *donar_shaper_schedule_new_from_model (const
     DonarNetModelParams * params, guint64 seed, guint index, gint64 base_us);
 void donar_shaper_schedule_free (DonarShaperSchedule * s);
 
+/* Multiplies the relay's delay: its base and the extra of every spike (the
+ * model's and those by hand) by scale (>= 0; 1 until set), each rounded to
+ * the µs.  The shaped network's calibration (docs/tornet.md): a link there
+ * crosses more shaped hops than the model's path has relays. */
+void donar_shaper_schedule_set_scale (DonarShaperSchedule * s, gdouble scale);
+gdouble donar_shaper_schedule_scale (const DonarShaperSchedule * s);
+
+/* The base delay, scaled. */
 gint64 donar_shaper_schedule_base (const DonarShaperSchedule * s);
 /* extra_us is added to the delay of bytes received in [start_us, start_us +
  * duration_us).  Spikes may overlap: their extras add up (a relay's own
@@ -37,7 +45,8 @@ void donar_shaper_schedule_add_hold (DonarShaperSchedule * s,
     gint64 start_us, gint64 duration_us);
 guint donar_shaper_schedule_n_spikes (const DonarShaperSchedule * s);
 
-/* The one-way delay of bytes received at t.  With a model, t does not
+/* The one-way delay of bytes received at t: scale × base + scale × the
+ * extras of the spikes at t.  With a model, t does not
  * decrease from one call to the next (the model forgets the past). */
 gint64 donar_shaper_schedule_delay (DonarShaperSchedule * s, gint64 t);
 

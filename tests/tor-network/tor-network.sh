@@ -4,8 +4,8 @@
 # and one client whose SocksPort and ControlPort the tests use.
 #
 #   tor-network.sh start DIR [--relays N] [--timeout S]
-#       [--shaper DONAR_SHAPER [--model SEED] [--set NAME=VALUE]...]
-#       [--exits N]
+#       [--shaper DONAR_SHAPER [--model SEED] [--set NAME=VALUE]...
+#        [--scale F]] [--exits N]
 #   tor-network.sh stop DIR
 #   tor-network.sh status DIR
 #
@@ -20,7 +20,8 @@
 # donar-shaper process, which forwards to the relay's real, unadvertised
 # ORPort with the delays of lib/netmodel's relays of SEED, and each relay's
 # RelayBandwidthRate is the capacity the model draws for it
-# (docs/tornet.md). With --exits N, N relays exit to 127.0.0.1.
+# (docs/tornet.md); --scale F multiplies every relay's base delay and spikes
+# (donar-shaper --scale). With --exits N, N relays exit to 127.0.0.1.
 #
 # Sourced (`. tor-network.sh`), it only defines its functions: the scripts
 # of tools/tornet/ build on them.
@@ -59,8 +60,8 @@ die () { log "error: $*"; exit 1; }
 usage () {
   cat >&2 <<EOF
 usage: $0 start DIR [--relays N] [--timeout SECONDS]
-           [--shaper DONAR_SHAPER [--model SEED] [--set NAME=VALUE]...]
-           [--exits N]
+           [--shaper DONAR_SHAPER [--model SEED] [--set NAME=VALUE]...
+            [--scale F]] [--exits N]
        $0 stop DIR
        $0 status DIR
 EOF
@@ -517,6 +518,8 @@ cmd_start () {
       --shaper) SHAPER=${2:?}; shift 2 ;;
       --model) MODEL_SEED=${2:?}; shift 2 ;;
       --set) SHAPER_SETS+=(--set "${2:?}"); shift 2 ;;
+      # The shaper's describe and run both take it (SHAPER_SETS).
+      --scale) SHAPER_SETS+=(--scale "${2:?}"); shift 2 ;;
       --exits) exits=${2:?}; shift 2 ;;
       *) usage ;;
     esac

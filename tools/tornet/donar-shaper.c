@@ -13,6 +13,7 @@
  * moment it chooses, once its call is up), one stdout line each. */
 #include "shaper.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 
@@ -29,6 +30,7 @@ static gint max_pending_kib = DEFAULT_MAX_PENDING / 1024;
 static gint describe;
 static gchar *spike_file;
 static gdouble describe_spikes_s;
+static gdouble scale = 1.0;
 
 static const GOptionEntry entries[] = {
   {"relay", 'r', 0, G_OPTION_ARG_STRING_ARRAY, &relay_args,
@@ -50,6 +52,9 @@ static const GOptionEntry entries[] = {
         "On SIGUSR1, start the spikes FILE lists now: one a line, "
         "RELAY,DURATION_MS,EXTRA_MS, or RELAY,DURATION_MS,hold (nothing "
         "through RELAY until DURATION_MS is over, then all at once)", "FILE"},
+  {"scale", 0, 0, G_OPTION_ARG_DOUBLE, &scale,
+      "Multiply every relay's base delay and every spike's extra (the "
+        "model's and --spike's) by F (default 1)", "F"},
   {"log", 'l', 0, G_OPTION_ARG_FILENAME, &log_path,
       "Write one line per chunk received and written to FILE", "FILE"},
   {"max-pending-kib", 0, 0, G_OPTION_ARG_INT, &max_pending_kib,
@@ -116,13 +121,23 @@ model_params (DonarNetModelParams * params, guint64 * seed, gboolean * used,
   return TRUE;
 }
 
+static gboolean
+check_scale (GError ** error)
+{
+  if (scale >= 0.0 && scale <= 100.0)
+    return TRUE;
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+      "--scale must be between 0 and 100");
+  return FALSE;
+}
+
 /* --describe-spikes: when the shaper's delay of a relay rose above its
  * base, so that a congested stretch of a run can be told from the model's
  * spikes.  Sampled as the shaper reads the schedule: in time order. */
 #define SPIKE_STEP_US 10000
 
 static void
-print_spikes (DonarNetRelay * r, gint index)
+print_spikes (DonarNetRelay * r, gint index, gdouble f)
 {
   gint64 end_us = (gint64) (describe_spikes_s * G_USEC_PER_SEC);
   gint64 start = -1, top = 0;
@@ -136,7 +151,8 @@ print_spikes (DonarNetRelay * r, gint index)
     if (extra == 0 && start >= 0) {
       printf ("spike relay=%d start_ms=%" G_GINT64_FORMAT " duration_ms=%"
           G_GINT64_FORMAT " max_extra_ms=%" G_GINT64_FORMAT "\n", index,
-          start / 1000, (t - start) / 1000, top / 1000);
+          start / 1000, (t - start) / 1000,
+          (gint64) llround (f * (gdouble) top) / 1000);
       start = -1;
       top = 0;
     }
@@ -152,7 +168,8 @@ print_description (GError ** error)
   gboolean with_model;
   guint64 seed = 0;
 
-  if (!model_params (&params, &seed, &with_model, error))
+  if (!model_params (&params, &seed, &with_model, error)
+      || !check_scale (error))
     return FALSE;
   if (!with_model) {
     g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
@@ -161,11 +178,16 @@ print_description (GError ** error)
   }
   for (gint i = 0; i < describe; i++) {
     DonarNetRelay *r = donar_net_relay_new (&params, seed, i, 0);
+    /* The base the shaper applies: scaled as its schedule scales it. */
+    DonarShaperSchedule *schedule = donar_shaper_schedule_new
+        (donar_net_relay_base_delay (r));
 
+    donar_shaper_schedule_set_scale (schedule, scale);
     printf ("relay relay=%d base_us=%" G_GINT64_FORMAT
-        " bandwidth_kib=%.1f\n", i, donar_net_relay_base_delay (r),
+        " bandwidth_kib=%.1f\n", i, donar_shaper_schedule_base (schedule),
         donar_net_relay_bandwidth (r) / 1024.0);
-    print_spikes (r, i);
+    donar_shaper_schedule_free (schedule);
+    print_spikes (r, i, scale);
     donar_net_relay_free (r);
   }
   return TRUE;
@@ -183,7 +205,8 @@ setup (Shaper * s, GError ** error)
         "at least one --relay is needed");
     return FALSE;
   }
-  if (!model_params (&params, &seed, &with_model, error))
+  if (!model_params (&params, &seed, &with_model, error)
+      || !check_scale (error))
     return FALSE;
   for (guint i = 0; relay_args[i] != NULL; i++) {
     ShaperRelay *r = shaper_relay_parse (s, relay_args[i], i,
@@ -191,6 +214,7 @@ setup (Shaper * s, GError ** error)
 
     if (r == NULL)
       return FALSE;
+    donar_shaper_schedule_set_scale (r->schedule, scale);
     g_ptr_array_add (s->relays, r);
   }
   for (guint i = 0; spike_args != NULL && spike_args[i] != NULL; i++)
@@ -216,10 +240,10 @@ setup (Shaper * s, GError ** error)
     if (!shaper_relay_listen (r, error))
       return FALSE;
     shaper_log (s, "relay relay=%u listen=%u target=%u base_us=%"
-        G_GINT64_FORMAT " spikes=%u model=%s", i, r->listen_port,
+        G_GINT64_FORMAT " spikes=%u model=%s scale=%g", i, r->listen_port,
         r->target_port, donar_shaper_schedule_base (r->schedule),
         donar_shaper_schedule_n_spikes (r->schedule),
-        with_model ? model_seed : "none");
+        with_model ? model_seed : "none", scale);
   }
   return TRUE;
 }

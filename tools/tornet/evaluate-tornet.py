@@ -444,16 +444,18 @@ def render(args, command, tor, sim, plain, sim_commands, network, cross,
     return '\n'.join(lines) + '\n'
 
 
-def splice(page_path, section):
-    """docs/evaluation.md with the section between its markers, added
-    before "Where we differ" the first time."""
-    block = f'{BEGIN}\n{section}{END}'
+def splice(page_path, section, begin=BEGIN, end=END,
+           before='## Where we differ'):
+    """page_path with the section between its markers, added before the
+    heading `before` the first time (docs/evaluation.md's "Where we differ";
+    calibrate-tornet.py splices docs/tornet.md with its own)."""
+    block = f'{begin}\n{section}{end}'
     page = open(page_path, encoding='utf-8').read()
-    if BEGIN in page and END in page:
-        page = re.sub(re.escape(BEGIN) + '.*?' + re.escape(END),
+    if begin in page and end in page:
+        page = re.sub(re.escape(begin) + '.*?' + re.escape(end),
                       lambda _: block, page, flags=re.DOTALL)
     else:
-        at = page.find('## Where we differ')
+        at = page.find(before)
         at = len(page) if at < 0 else at
         page = page[:at] + block + '\n\n' + page[at:]
     tmp = page_path + '.tmp'
@@ -496,6 +498,8 @@ def measure(args, keep, command):
              os.path.join(args.build, 'tools', 'donar-shaper')]
     if args.no_call_guard:
         start.append('--no-call-guard')
+    if args.scale is not None:
+        start += ['--scale', str(args.scale)]
     try:
         env = read_env(subprocess.run(start, check=True, capture_output=True,
                                       text=True).stdout)
@@ -549,6 +553,9 @@ def main():
     p.add_argument('--rounds', type=int, default=4)
     p.add_argument('--seconds', type=int, default=300)
     p.add_argument('--seed', type=int, default=3)
+    # The shaper's scale: tornet.sh's calibrated default unless given
+    # (docs/tornet.md, "Calibration"); never tuned on these results.
+    p.add_argument('--scale', type=float, default=None)
     p.add_argument('--cross-flows', type=int, default=4)
     p.add_argument('--no-call-guard', action='store_true')
     p.add_argument('--keep', default=os.path.join(ROOT, 'build', 'tornet-eval'))

@@ -171,6 +171,69 @@ test_model (void)
   donar_shaper_schedule_free (s);
 }
 
+/* --scale: a relay of base B scaled by F has the delay F × B, and a
+ * spike's extra E adds F × E (hand-computed: 40 ms × 0.75 = 30 ms,
+ * 200 ms × 0.75 = 150 ms). */
+static void
+test_scale (void)
+{
+  DonarShaperSchedule *s = donar_shaper_schedule_new (40 * MS);
+  DonarNetModelParams p;
+  gint64 base_model;
+
+  g_assert_cmpfloat (donar_shaper_schedule_scale (s), ==, 1.0);
+  donar_shaper_schedule_add_spike (s, 1000 * MS, 500 * MS, 200 * MS);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 1200 * MS), ==, 240 * MS);
+  donar_shaper_schedule_set_scale (s, 0.75);
+  g_assert_cmpint (donar_shaper_schedule_base (s), ==, 30 * MS);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 0), ==, 30 * MS);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 1200 * MS), ==, 180 * MS);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 1500 * MS), ==, 30 * MS);
+  /* Overlapping spikes: their sum is scaled, rounded to the µs. */
+  donar_shaper_schedule_add_spike (s, 1400 * MS, 200 * MS, 1);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 1450 * MS), ==,
+      30 * MS + 150 * MS + 1);
+  donar_shaper_schedule_set_scale (s, 0.0);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 1450 * MS), ==, 0);
+  /* A hold is a moment, not a delay: at scale 0.5, what is read 100 ms
+   * into a 400-ms hold from 3 s is still due at its end, plus the base
+   * (40 ms scaled: 20 ms). */
+  donar_shaper_schedule_set_scale (s, 0.5);
+  donar_shaper_schedule_add_hold (s, 3000 * MS, 400 * MS);
+  g_assert_cmpint (donar_shaper_schedule_delay (s, 3100 * MS), ==,
+      300 * MS + 20 * MS);
+  donar_shaper_schedule_free (s);
+
+  /* A model relay: its base and its spikes' extras, both scaled. */
+  donar_net_model_params_init (&p, DONAR_SECURITY_DEFAULT);
+  p.spike_gap_median_s = 2.0;
+  p.spike_gap_sigma = 0.0;
+  p.spike_flaky_fraction = 0.0;
+  {
+    DonarShaperSchedule *a = donar_shaper_schedule_new_from_model (&p, 7, 0,
+        -1);
+    DonarShaperSchedule *b = donar_shaper_schedule_new_from_model (&p, 7, 0,
+        -1);
+    guint spiky = 0;
+
+    base_model = donar_shaper_schedule_base (a);
+    donar_shaper_schedule_set_scale (b, 0.5);
+    g_assert_cmpint (donar_shaper_schedule_base (b), ==, (base_model + 1) / 2);
+    for (gint64 t = 0; t < 60 * 1000 * MS; t += 10 * MS) {
+      gint64 extra_a = donar_shaper_schedule_delay (a, t) - base_model;
+      gint64 extra_b = donar_shaper_schedule_delay (b, t)
+          - donar_shaper_schedule_base (b);
+
+      /* Rounded to the µs, half away from zero. */
+      g_assert_cmpint (extra_b, ==, (extra_a + 1) / 2);
+      spiky += extra_a > 0;
+    }
+    g_assert_cmpuint (spiky, >, 0);
+    donar_shaper_schedule_free (a);
+    donar_shaper_schedule_free (b);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -180,5 +243,6 @@ main (int argc, char **argv)
   g_test_add_func ("/shaper/schedule/hold", test_hold);
   g_test_add_func ("/shaper/schedule/parse", test_parse);
   g_test_add_func ("/shaper/schedule/model", test_model);
+  g_test_add_func ("/shaper/schedule/scale", test_scale);
   return g_test_run ();
 }
