@@ -496,10 +496,20 @@ run_call (const Options * options, DonarCall * call, Status * status)
     if (in) {
       take_frame (&received, in);
       g_free (in);
-    } else if (donar_link_engine_get_end (engine, NULL) ==
-        DONAR_LINK_END_BY_PEER) {
+    } else {
+      DonarLinkEnd end = donar_link_engine_get_end (engine, NULL);
+
       /* The peer hung up, and every frame it sent came first. */
-      break;
+      if (end == DONAR_LINK_END_BY_PEER)
+        break;
+      /* Lost: pop_frame returns at once from now on; without a wait this
+       * loop would spin a core until --seconds. */
+      if (end != DONAR_LINK_END_NONE) {
+        gint64 wait = MIN (next, stop) - g_get_monotonic_time ();
+
+        if (wait > 0)
+          g_usleep (wait);
+      }
     }
   }
   now = g_get_monotonic_time ();
