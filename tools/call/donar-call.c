@@ -428,17 +428,18 @@ report (const Options * options, DonarCall * call, Status * status,
         "\"piggybacked\": %" G_GUINT64_FORMAT ", \"malformed\": %"
         G_GUINT64_FORMAT ", %s}\n", seconds,
         options->policy ? options->policy : "adaptive", options->budget,
-        stats.session.frames_sent ? (gdouble) stats.session.messages_sent /
-        stats.session.frames_sent : 0.0, frames_sent, got, expected, p50,
-        p99, max, links_up (status), status->max_links_up,
-        status->link_downs, all_links_up_s, stats.connections_opened,
-        stats.connections_rejected, stats.records_dropped, stats.stalls,
-        stats.hello_timeouts, stats.silences, stats.paths_known,
-        stats.paths_told,
+        /* The policy's cost: keepalives (sent while no frame is handed
+         * over, after --seconds say) are not a frame's. */
+        stats.session.frames_sent ? (gdouble) (stats.session.messages_sent -
+            stats.session.keepalives) / stats.session.frames_sent : 0.0,
+        frames_sent, got, expected, p50, p99, max, links_up (status),
+        status->max_links_up, status->link_downs, all_links_up_s,
+        stats.connections_opened, stats.connections_rejected,
+        stats.records_dropped, stats.stalls, stats.hello_timeouts,
+        stats.silences, stats.paths_known, stats.paths_told,
         stats.session.frames_unsent, stats.session.stalls,
-        stats.session.frames_withheld,
-        stats.session.frames_piggyback_delivered, received->malformed,
-        messages->str);
+        stats.session.frames_withheld, stats.session.frames_piggyback_delivered,
+        received->malformed, messages->str);
   } else {
     g_print ("sent %u frames in %.1f s; received %u of %u (%.2f %% lost); "
         "latency p50 %.1f ms, p99 %.1f ms, max %.1f ms; links up %u "
