@@ -416,11 +416,11 @@ donar_link_check_silence (DonarLink * link, gint64 now)
   late_us = donar_session_get_link_lateness (engine->session, link->index, now);
   if (late_us >= engine->settings.stall_timeout_us) {
     /* Seen from our side: what it holds would take longer to come than a
-     * new circuit takes to build, while other links deliver. */
+     * new circuit takes to build (donar_session_get_link_lateness says
+     * when that is). */
     engine->stalls++;
     donar_link_close (link, now, "stalled: our frames on it %"
-        G_GINT64_FORMAT " ms overdue while other links deliver",
-        late_us / 1000);
+        G_GINT64_FORMAT " ms overdue", late_us / 1000);
     return;
   }
   silent_us = donar_session_get_link_silence (engine->session, link->index,
