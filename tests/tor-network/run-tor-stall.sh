@@ -134,13 +134,7 @@ sleep $((stall_s + 3))
 "$python" "$here/stall-guards.py" --control-port "$TOR_CONTROL_PORT" \
   --cookie "$TOR_COOKIE" --onion "$onion" --relays "$TOR_SHAPER_RELAYS" || true
 
-wait_exit "$caller_pid" $((seconds + 30))
-caller_status=$exit_status
-wait_exit "$callee_pid" 20
-callee_status=$exit_status
-echo "caller: exit status $caller_status: $(cat "$work/caller.json")" >&2
-echo "callee: exit status $callee_status: $(cat "$work/callee.json")" >&2
-[ "$caller_status" -eq 0 ] && [ "$callee_status" -eq 0 ]
+wait_call "$caller_pid" "$callee_pid" $((seconds + 30)) "$work"
 # What the engines said of the stall (link-down reasons, no link in time),
 # at their times from the release.
 for side in caller callee; do

@@ -55,3 +55,17 @@ wait_exit () {
   fi
   wait "$1" || exit_status=$?
 }
+
+# wait_call CALLER_PID CALLEE_PID SECONDS DIR: the caller within SECONDS,
+# then the callee (which its BYE ends) within 20 s; both JSON reports
+# (DIR/caller.json, DIR/callee.json) on stderr; fails unless both exited 0.
+wait_call () {
+  local caller_status callee_status
+  wait_exit "$1" "$3"
+  caller_status=$exit_status
+  wait_exit "$2" 20
+  callee_status=$exit_status
+  echo "caller: exit status $caller_status: $(cat "$4/caller.json")" >&2
+  echo "callee: exit status $callee_status: $(cat "$4/callee.json")" >&2
+  [ "$caller_status" -eq 0 ] && [ "$callee_status" -eq 0 ]
+}

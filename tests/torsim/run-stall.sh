@@ -100,13 +100,7 @@ print(start, start + seconds * 1000000)
 PY
 )
 
-wait_exit "$caller_pid" $((seconds + 30))
-caller_status=$exit_status
-wait_exit "$callee_pid" 20
-callee_status=$exit_status
-echo "caller: exit status $caller_status: $(cat "$work/caller.json")" >&2
-echo "callee: exit status $callee_status: $(cat "$work/callee.json")" >&2
-[ "$caller_status" -eq 0 ] && [ "$callee_status" -eq 0 ]
+wait_call "$caller_pid" "$callee_pid" $((seconds + 30)) "$work"
 if [ -n "${DONAR_STALL_KEEP:-}" ]; then
   mkdir -p "$DONAR_STALL_KEEP"
   cp "$work"/*.csv "$work"/*.json "$work"/*.log "$DONAR_STALL_KEEP"/
