@@ -470,9 +470,21 @@ run_call (const Options * options, DonarCall * call, Status * status)
 
   start = g_get_monotonic_time () +
       (gint64) options->setup_timeout_s * G_USEC_PER_SEC;
+  /* Receiving while the links come up: the peer may be sending already,
+   * and what is not popped meanwhile overflows the engine's receive queue
+   * (a slow set-up lost the first 10 s of the callee's frames). */
   while (!interrupted && links_up (status) < (guint) options->wait_links &&
-      g_get_monotonic_time () < start && !never_reached (status))
-    g_usleep (10 * 1000);
+      g_get_monotonic_time () < start && !never_reached (status)) {
+    DonarLinkFrame *in = donar_link_engine_pop_frame (engine,
+        g_get_monotonic_time () + 10 * 1000);
+
+    if (in) {
+      take_frame (&received, in);
+      g_free (in);
+    } else if (donar_link_engine_get_end (engine, NULL) != DONAR_LINK_END_NONE)
+      /* Ended: pop_frame returns at once. */
+      g_usleep (10 * 1000);
+  }
   if (never_reached (status))
     return;
   start = g_get_monotonic_time ();
