@@ -1,6 +1,7 @@
 /* The link engine (donar-link-engine.h): its thread, its timers, and the
  * glue between the session and the links. */
 #include "donar-link-engine-private.h"
+#include "donar-link-sigpipe.h"
 
 #include <event2/thread.h>
 #include <string.h>
@@ -490,6 +491,7 @@ donar_link_engine_new (const DonarLinkEngineSettings * settings,
 static gpointer
 run_loop (gpointer user_data)
 {
+  DonarSigpipeGuard sigpipe;
   DonarLinkEngine *engine = user_data;
 
   g_mutex_lock (&engine->loop_lock);
@@ -523,7 +525,9 @@ run_loop (gpointer user_data)
     engine->kicked = FALSE;
     engine->engine_in_loop = TRUE;
     g_mutex_unlock (&engine->loop_lock);
+    donar_sigpipe_block (&sigpipe);
     event_base_loop (engine->base, EVLOOP_NO_EXIT_ON_EMPTY);
+    donar_sigpipe_unblock (&sigpipe);
     g_mutex_lock (&engine->loop_lock);
     engine->engine_in_loop = FALSE;
     g_cond_broadcast (&engine->loop_cond);
@@ -539,6 +543,7 @@ run_loop (gpointer user_data)
 static gboolean
 drive_loop (DonarLinkEngine * engine, gint64 end_time)
 {
+  DonarSigpipeGuard sigpipe;
   gboolean now_only = end_time == 0;
 
   g_mutex_lock (&engine->loop_lock);
@@ -568,7 +573,9 @@ drive_loop (DonarLinkEngine * engine, gint64 end_time)
 
     evtimer_add (engine->deadline_event, &tv);
   }
+  donar_sigpipe_block (&sigpipe);
   event_base_loop (engine->base, now_only ? EVLOOP_NONBLOCK : EVLOOP_ONCE);
+  donar_sigpipe_unblock (&sigpipe);
   if (end_time > 0)
     evtimer_del (engine->deadline_event);
 

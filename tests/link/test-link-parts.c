@@ -1,10 +1,14 @@
 /* The pure parts of the link engine: the call address, the bounded record
- * queue, the backoff. */
+ * queue, the backoff, the loop's guard against SIGPIPE. */
 #include "donar-backoff.h"
 #include "donar-call-address.h"
+#include "donar-link-sigpipe.h"
 #include "donar-record-queue.h"
 
+#include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #define ONION "pg6mmjiyjmcrsslvykfwnntlaru7p5svn6y2ymmju6nubxndf4pscryd.onion"
 #define SECRET_HEX \
@@ -135,6 +139,37 @@ test_backoff (void)
       <, 30000 * ms);
 }
 
+/* A write to a connection its peer closed, inside the guard, as libevent
+ * writes in the loop: the write fails with EPIPE, and the process (which
+ * has SIGPIPE's default, so dies of it unguarded) lives on, with no
+ * SIGPIPE left pending and the thread's mask as it was. */
+static void
+test_sigpipe_guard (void)
+{
+  DonarSigpipeGuard guard;
+  sigset_t mask, pending;
+  int pair[2];
+  const gchar byte = 0;
+  ssize_t n;
+  int write_errno;
+
+  /* A shell may have passed on SIG_IGN. */
+  signal (SIGPIPE, SIG_DFL);
+  g_assert_cmpint (socketpair (AF_UNIX, SOCK_STREAM, 0, pair), ==, 0);
+  close (pair[1]);
+  donar_sigpipe_block (&guard);
+  n = write (pair[0], &byte, 1);
+  write_errno = errno;
+  donar_sigpipe_unblock (&guard);
+  g_assert_cmpint (n, ==, -1);
+  g_assert_cmpint (write_errno, ==, EPIPE);
+  g_assert_cmpint (sigpending (&pending), ==, 0);
+  g_assert_false (sigismember (&pending, SIGPIPE));
+  g_assert_cmpint (pthread_sigmask (SIG_SETMASK, NULL, &mask), ==, 0);
+  g_assert_false (sigismember (&mask, SIGPIPE));
+  close (pair[0]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -144,5 +179,6 @@ main (int argc, char **argv)
   g_test_add_func ("/record-queue/drops-oldest",
       test_record_queue_drops_oldest);
   g_test_add_func ("/backoff/doubles", test_backoff);
+  g_test_add_func ("/sigpipe/guard", test_sigpipe_guard);
   return g_test_run ();
 }
