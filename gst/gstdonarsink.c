@@ -37,6 +37,9 @@
  * #GstBaseSink:sync is %TRUE by default, as in udpsink (a packet leaves at
  * its running time), but #GstBaseSink:async is %FALSE: in a duplex call
  * the sinks downstream of donarsrc cannot preroll until this sink sends.
+ * The sink does not wait for the pipeline's latency: in a duplex pipeline
+ * that is the receiving side's jitter buffer, which a frame sent to the
+ * peer has no reason to wait for.
  *
  * ## Example launch line
  * |[
@@ -114,6 +117,8 @@ static gboolean gst_donar_sink_start (GstBaseSink * sink);
 static gboolean gst_donar_sink_stop (GstBaseSink * sink);
 static gboolean gst_donar_sink_set_caps (GstBaseSink * sink, GstCaps * caps);
 static gboolean gst_donar_sink_event (GstBaseSink * sink, GstEvent * event);
+static gboolean gst_donar_sink_send_event (GstElement * element,
+    GstEvent * event);
 static GstFlowReturn gst_donar_sink_render (GstBaseSink * sink,
     GstBuffer * buffer);
 
@@ -137,6 +142,7 @@ gst_donar_sink_class_init (GstDonarSinkClass * klass)
       "quality", GST_DONAR_AUTHOR);
 
   element_class->change_state = GST_DEBUG_FUNCPTR (gst_donar_sink_change_state);
+  element_class->send_event = GST_DEBUG_FUNCPTR (gst_donar_sink_send_event);
   basesink_class->start = GST_DEBUG_FUNCPTR (gst_donar_sink_start);
   basesink_class->stop = GST_DEBUG_FUNCPTR (gst_donar_sink_stop);
   basesink_class->set_caps = GST_DEBUG_FUNCPTR (gst_donar_sink_set_caps);
@@ -355,6 +361,28 @@ drop_too_large (GstDonarSink * self, gsize size, gsize max_frame, gint64 now)
 
 /* The end of what we send is the end of the call: hang up, so that the
  * peer ends too rather than wait for the peer timeout. */
+/* The pipeline's latency is for sinks that render together, so that what
+ * is played lines up; it is the largest of them all, and a duplex
+ * pipeline's includes the receiving side's jitter buffer.  A frame that
+ * waits for it here reaches the peer that much later, and so does the
+ * voice.  With 0, sync still paces a source that is not live (a file)
+ * at its running time, and a live source's frames, late by their
+ * capture, leave at once. */
+static gboolean
+gst_donar_sink_send_event (GstElement * element, GstEvent * event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_LATENCY) {
+    GstClockTime latency;
+
+    gst_event_parse_latency (event, &latency);
+    GST_DEBUG_OBJECT (element, "pipeline latency %" GST_TIME_FORMAT
+        ": not waited for", GST_TIME_ARGS (latency));
+    gst_event_unref (event);
+    event = gst_event_new_latency (0);
+  }
+  return GST_ELEMENT_CLASS (parent_class)->send_event (element, event);
+}
+
 static gboolean
 gst_donar_sink_event (GstBaseSink * sink, GstEvent * event)
 {

@@ -208,9 +208,9 @@ class Softphone:
             inp = "audiotestsrc is-live=true volume=0.3 name=in"
         else:
             inp = "autoaudiosrc"
-        # donarsink sync=false: the sources are live (or paced by identity),
-        # and a sync'ing sink would also wait for the whole pipeline's
-        # latency, i.e. for the receiving jitter buffer.
+        # donarsink sync=false: the sources are live (or paced by identity);
+        # donarsink would not wait for the pipeline's latency (the
+        # receiving jitter buffer's) anyway.
         # rtpbin latency=0: donarjitterbuffer, in front of it, already
         # plays the frames out in order at their time; rtpbin's own jitter
         # buffer would only add its latency.  RTCP goes out over the call

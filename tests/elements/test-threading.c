@@ -222,6 +222,16 @@ all_seen (End * end, guint16 first, guint n)
   return TRUE;
 }
 
+static guint
+missing (End * end, guint16 first, guint n)
+{
+  guint count = 0;
+
+  for (guint i = 0; i < n; i++)
+    count += !g_atomic_int_get (&end->seen[(guint16) (first + i)]);
+  return count;
+}
+
 static guint64
 counter (End * end, const gchar * element, const gchar * field)
 {
@@ -235,7 +245,8 @@ counter (End * end, const gchar * element, const gchar * field)
 
 /* Both ends send 1000 frames at once, one every 2 ms (20 times a voice
  * call's rate), while each end's donarsrc takes the other's: every frame
- * arrives at both ends, no frame is lost to a queue, no error. */
+ * arrives at both ends or was withheld as too late, no frame is lost to
+ * a queue, no error. */
 static void
 test_both_ends_busy (void)
 {
@@ -256,12 +267,30 @@ test_both_ends_busy (void)
     check_bus (caller);
     g_usleep (50 * 1000);
   }
-  g_assert_true (all_seen (callee, 1000, 1000));
-  g_assert_true (all_seen (caller, 1000, 1000));
+  /* ADAPTIVE puts into a link only what can arrive within the deadline
+   * (issue 26): a machine that stalls the loop for longer (a sanitizer
+   * build under load) makes every link late, and the sender withholds
+   * frames, which it counts.  Any other frame must arrive. */
+  for (guint i = 0; i < 2; i++) {
+    End *to = i == 0 ? callee : caller, *from = i == 0 ? caller : callee;
+
+    g_test_message ("%s: %u missing; sender's frames-withheld %"
+        G_GUINT64_FORMAT ", records-dropped %" G_GUINT64_FORMAT
+        "; receiver's frames-dropped %" G_GUINT64_FORMAT,
+        i == 0 ? "caller to callee" : "callee to caller",
+        missing (to, 1000, 1000), counter (from, "sink", "frames-withheld"),
+        counter (from, "sink", "records-dropped"), counter (to, "src",
+            "frames-dropped"));
+  }
+  g_assert_cmpuint (missing (callee, 1000, 1000), <=, counter (caller, "sink",
+          "frames-withheld"));
+  g_assert_cmpuint (missing (caller, 1000, 1000), <=, counter (callee, "sink",
+          "frames-withheld"));
   check_bus (callee);
   check_bus (caller);
   g_assert_cmpuint (counter (caller, "sink", "buffers-sent"), >=, 1000);
-  g_assert_cmpuint (counter (callee, "src", "buffers-received"), >=, 1000);
+  g_assert_cmpuint (counter (callee, "src", "buffers-received") +
+      counter (caller, "sink", "frames-withheld"), >=, 1000);
   g_assert_cmpuint (counter (callee, "src", "frames-dropped"), ==, 0);
   g_assert_cmpuint (counter (caller, "src", "frames-dropped"), ==, 0);
   g_assert_cmpuint (counter (caller, "sink", "records-dropped"), ==, 0);
