@@ -369,6 +369,57 @@ pick_stalled (DonarAdaptive * adaptive, const DonarDelays * delays,
   return 1;
 }
 
+/* Whether an up link has told no delay yet. */
+static gboolean
+some_unheard (const DonarLinkView * views, guint32 up)
+{
+  for (guint32 rest = up; rest; rest &= rest - 1)
+    if (views[__builtin_ctz (rest)].floor == DONAR_DELAY_UNKNOWN)
+      return TRUE;
+  return FALSE;
+}
+
+/* No round trip known yet, and links not heard from: no acknowledgement
+ * has come back on any link, so a delay is known only against the other
+ * links heard, and one whose frames have not come back for seconds looks
+ * as good as a link never tried.  This is the start of every call, and
+ * it lasts while every link used so far is slow: at a guard loaded with
+ * bulk traffic, the first links used are as likely as not to be the
+ * loaded guard's, and their acknowledgements take seconds to come.  Each
+ * frame goes on the link sent on the longest ago, round the links, as
+ * pick_stalled does: the links of the other guards then carry every
+ * other frame or its piggybacked copy, and their acknowledgements bring
+ * the first round trip within one. */
+static guint
+pick_blind (DonarAdaptive * adaptive, const DonarGroups * groups,
+    guint32 up, const guint * prev, guint n_prev, gint64 now, guint * links)
+{
+  guint n = 0;
+  guint32 candidates = up;
+
+  for (guint k = 0; k < n_prev && (candidates & ~(1u << prev[k])); k++)
+    candidates &= ~(1u << prev[k]);
+  while (n < 2 && candidates) {
+    gint oldest = -1;
+
+    for (guint32 rest = candidates; rest; rest &= rest - 1) {
+      guint link = __builtin_ctz (rest);
+
+      if (oldest < 0 || groups->last_used[link] < groups->last_used[oldest])
+        oldest = link;
+    }
+    links[n++] = oldest;
+    candidates &= ~(1u << oldest);
+    adaptive->probed_us[oldest] = now;
+    /* A second copy where the budget has it. */
+    if (adaptive->credit < 1.0)
+      break;
+    adaptive->credit -= 1.0;
+  }
+  adaptive->last_was_probe = FALSE;
+  return n;
+}
+
 guint
 donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
     const DonarGroups * groups, const DonarPaths * paths, const guint * prev,
@@ -396,6 +447,9 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
   if (adaptive->in_time == 0 && adaptive->over_bound != 0)
     return pick_stalled (adaptive, delays, groups, views, up, prev, n_prev,
         now, links);
+  if (donar_delays_least_round_trip (delays) == DONAR_DELAY_UNKNOWN &&
+      some_unheard (views, up))
+    return pick_blind (adaptive, groups, up, prev, n_prev, now, links);
   if (adaptive->no_link_in_time)
     adaptive->in_time_since = now;
   adaptive->no_link_in_time = FALSE;

@@ -19,6 +19,7 @@ typedef struct
   guint calls;
   gboolean progress;
   const char *frame_log;        /* a directory, or NULL */
+  const char *send_log;         /* a directory, or NULL */
   GError *error;
 } Run;
 
@@ -51,6 +52,9 @@ run_one_call (gpointer data, gpointer user_data)
   if (run->frame_log && !sim_write_frame_log (run->frame_log, index, &result,
           run->settings.config.frame_period_us, &error))
     keep_first_error (run, error);
+  else if (run->send_log && result.sends &&
+      !sim_write_send_log (run->send_log, index, &result, &error))
+    keep_first_error (run, error);
   sim_call_result_clear (&result);
 
   g_mutex_lock (&run->lock);
@@ -82,7 +86,8 @@ main (int argc, char **argv)
 {
   /* NULL until given: GOption replaces a default without freeing it. */
   g_autofree gchar *policy = NULL, *security = NULL, *merge = NULL;
-  g_autofree gchar *trace = NULL, *histogram = NULL, *frame_log = NULL;
+  g_autofree gchar *trace = NULL, *histogram = NULL, *frame_log = NULL,
+      *send_log = NULL;
   g_autofree gchar *cut = NULL, *peer_restart = NULL, *paths = NULL;
   g_autofree gchar *guard_failure = NULL;
   gdouble kill_every_s = 0;
@@ -156,7 +161,7 @@ main (int argc, char **argv)
     {"kill-link-every", 0, 0, G_OPTION_ARG_DOUBLE, &kill_every_s,
         "kill a link that is up, at random, every S seconds (0: never)", "S"},
     {"cut", 0, 0, G_OPTION_ARG_STRING, &cut,
-        "cut every link from AT for DURATION seconds: nothing arrives "
+          "cut every link from AT for DURATION seconds: nothing arrives "
           "meanwhile, and each link holds at most tor's stream window "
           "(500 cells) each way, the records beyond it lost; the report "
           "gives the frames later than DURATION + the deadline",
@@ -172,6 +177,9 @@ main (int argc, char **argv)
     {"frame-log", 0, 0, G_OPTION_ARG_FILENAME, &frame_log,
         "write each frame's fate to DIR/call<N>-dir<D>.csv (rows "
           "seq,sent_ms,arrival_ms; no arrival: lost)", "DIR"},
+    {"send-log", 0, 0, G_OPTION_ARG_FILENAME, &send_log,
+        "write every record sent to DIR/call<N>-sends.csv (rows "
+          "dir,frame,link,caller_guard,callee_guard)", "DIR"},
     G_OPTION_ENTRY_NULL
   };
   GOptionContext *context;
@@ -350,7 +358,14 @@ main (int argc, char **argv)
         g_strerror (errno));
     return 1;
   }
+  if (send_log && g_mkdir_with_parents (send_log, 0755) != 0) {
+    g_printerr ("donar-sim: --send-log: cannot make %s: %s\n", send_log,
+        g_strerror (errno));
+    return 1;
+  }
   run.frame_log = frame_log;
+  run.send_log = send_log;
+  s->log_sends = send_log != NULL;
   run.calls = calls;
   run.summaries = g_new0 (SimCallSummary, calls);
   run.progress = isatty (2) && (gdouble) calls *duration > 3600;

@@ -238,6 +238,11 @@ on_send (gpointer user_data, guint link, const guint8 * record, gsize length)
   }
   call->result->bytes_sent += length;
   call->result->messages_sent++;
+  if (call->result->sends)
+    g_string_append_printf (call->result->sends, "%u,%" G_GINT64_FORMAT
+        ",%u,%d,%d\n", endpoint->side, call->now / s->config.frame_period_us,
+        link, donar_net_model_link_guard (call->net, link, 0),
+        donar_net_model_link_guard (call->net, link, 1));
   if (arrival >= 0)
     push_record (call, endpoint->side, link, arrival, record, length);
 }
@@ -295,6 +300,8 @@ call_init (Call * call, const SimSettings * settings, guint index,
   call->result = result;
   memset (result, 0, sizeof *result);
   result->n_frames = n_frames;
+  if (settings->log_sends)
+    result->sends = g_string_new ("dir,frame,link,caller_guard,callee_guard\n");
   for (guint d = 0; d < 2; d++) {
     result->latency_us[d] = g_new (gint32, MAX (n_frames, 1));
     for (guint f = 0; f < n_frames; f++)
@@ -741,4 +748,7 @@ sim_call_result_clear (SimCallResult * result)
   g_free (result->latency_us[0]);
   g_free (result->latency_us[1]);
   result->latency_us[0] = result->latency_us[1] = NULL;
+  if (result->sends)
+    g_string_free (result->sends, TRUE);
+  result->sends = NULL;
 }

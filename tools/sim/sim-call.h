@@ -94,6 +94,9 @@ typedef struct
    * then on) and once at the end of the call, before anything is freed
    * (the soak test); 0: never. */
   gint64 probe_every_us;
+  /* Keep every record sent, with its link's guards (SimCallResult.sends):
+   * what tells which links a stretch of late frames went on. */
+  gboolean log_sends;
   void (*probe) (const struct _SimProbe * probe, gpointer user_data);
   gpointer probe_data;
 } SimSettings;
@@ -121,6 +124,10 @@ typedef struct
   guint64 links_killed;         /* by kill_every_us */
   guint64 dials_failed;         /* the callee was down */
   guint64 records_over_window;  /* lost to a cut's full stream window */
+  /* With log_sends: CSV rows dir,frame,link,caller_guard,callee_guard, a
+   * record each (frame: the one being sent when it left; a guard -1 where
+   * the side has none). */
+  GString *sends;
 } SimCallResult;
 
 /* The seed of call `index` of a run: calls of one run differ, runs with

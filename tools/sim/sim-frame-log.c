@@ -37,3 +37,14 @@ sim_write_frame_log (const char *dir, guint index,
   return write_direction (dir, index, 0, result, frame_period_us, error) &&
       write_direction (dir, index, 1, result, frame_period_us, error);
 }
+
+gboolean
+sim_write_send_log (const char *dir, guint index,
+    const SimCallResult * result, GError ** error)
+{
+  g_autofree gchar *name = g_strdup_printf ("call%u-sends.csv", index);
+  g_autofree gchar *path = g_build_filename (dir, name, NULL);
+
+  return g_file_set_contents (path, result->sends->str,
+      (gssize) result->sends->len, error);
+}

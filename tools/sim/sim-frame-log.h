@@ -11,6 +11,11 @@ G_BEGIN_DECLS
 gboolean sim_write_frame_log (const char *dir, guint index,
     const SimCallResult * result, gint64 frame_period_us, GError ** error);
 
+/* donar-sim --send-log DIR: DIR/call<N>-sends.csv, the rows of
+ * SimCallResult.sends. */
+gboolean sim_write_send_log (const char *dir, guint index,
+    const SimCallResult * result, GError ** error);
+
 G_END_DECLS
 
 #endif /* SIM_FRAME_LOG_H */
