@@ -83,6 +83,24 @@ def tornet_default_scale():
                            re.M).group(1))
 
 
+def tornet_default_sets():
+    """TORNET_SETS of tornet.sh: the NAME=VALUE the network takes before
+    any --set of the command line."""
+    text = open(os.path.join(HERE, 'tornet.sh')).read()
+    m = re.search(r'^readonly TORNET_SETS="([^"]*)"', text, re.M)
+    return m.group(1).split() if m else []
+
+
+def effective_sets(defaults, given):
+    """The NAME=VALUE a network ran with: tornet.sh's defaults, then the
+    command line's, the last value of a name winning, in first-seen order."""
+    values = {}
+    for assignment in list(defaults) + list(given):
+        name, _, value = assignment.partition('=')
+        values[name] = value
+    return [f'{name}={value}' for name, value in values.items()]
+
+
 def wilson(k, n, z=1.96):
     """The Wilson 95 % interval of k successes in n, in %."""
     if n == 0:
@@ -434,7 +452,8 @@ def render(data, default_scale):
             name = ('testbed, ' + key + (
                 ' (before)' if run['scale'] == 1.0 and run['cross_flows']
                 else ' (the default)' if run['scale'] == default_scale
-                and run['cross_flows'] and not run.get('sets')
+                and run['cross_flows']
+                and run.get('sets', []) == data.get('default_sets', [])
                 and run.get('at_once') in (None, LONG_CALLS + SHORT_CALLS)
                 else ''))
             lines.append(
@@ -490,7 +509,7 @@ def relay_rows(data):
     runs = [data['runs'][k] for k in run_order(data)]
     ref = next((r for r in runs if r['cross_flows']
                 and r['scale'] == data.get('default_scale')
-                and not r.get('sets')
+                and r.get('sets', []) == data.get('default_sets', [])
                 and r.get('at_once') in (None, LONG_CALLS + SHORT_CALLS)),
                runs[0])
     names = []
@@ -614,12 +633,14 @@ def main():
     args = p.parse_args()
     default_scale = tornet_default_scale()
     scale = default_scale if args.scale is None else args.scale
+    default_sets = tornet_default_sets()
+    sets = effective_sets(default_sets, args.set)
     keep = os.path.abspath(args.keep or os.path.join(
         ROOT, 'build', 'tornet-calibration', f'scale-{scale:g}'
         + ('' if args.cross_flows else '-no-cross')
         + ('' if (args.long_calls, args.short_calls) == (LONG_CALLS, SHORT_CALLS)
            else f'-{args.long_calls}+{args.short_calls}')
-        + ''.join('-' + x.replace('=', '-') for x in args.set)))
+        + ''.join('-' + x.replace('=', '-') for x in sets)))
     os.makedirs(keep, exist_ok=True)
     command = ' '.join(['tools/tornet/tornet.sh calibrate']
                        + [shlex.quote(a) for a in sys.argv[1:]
@@ -658,6 +679,7 @@ def main():
             data = {'runs': {}}
         data['model'] = model
         data['default_scale'] = default_scale
+        data['default_sets'] = default_sets
         data['targets'] = {'share_points': SHARE_POINTS,
                            'latency_fraction': LATENCY_FRACTION}
         # Runs of an older version of this script (keyed by scale alone)
@@ -665,9 +687,9 @@ def main():
         data['runs'] = {k: v for k, v in data['runs'].items()
                         if 'scale' in v}
         data['runs'][run_key(scale, args.cross_flows, args.long_calls,
-                             args.short_calls, args.set)] = {
+                             args.short_calls, sets)] = {
             'scale': scale, 'cross_flows': args.cross_flows,
-            'at_once': args.long_calls + args.short_calls, 'sets': args.set,
+            'at_once': args.long_calls + args.short_calls, 'sets': sets,
             'command': meta['command'], 'date': meta['date'],
             'wall_min': meta['wall_min'], 'load': meta['load'],
             'loads': meta['loads'], 'testbed': tb, 'never': never,
