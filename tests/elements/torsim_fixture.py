@@ -13,17 +13,18 @@ def wait_file(path, seconds=30):
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         if os.path.exists(path) and os.path.getsize(path) > 0:
-            return open(path).read()
+            with open(path, "rb") as f:
+                return f.read().decode("utf-8", "replace")
         time.sleep(0.05)
     sys.exit("no %s in %d s" % (path, seconds))
 
 
-def start_torsim(build, work, seed):
-    """(its process, its control port)."""
+def start_torsim(build, work, seed, extra=()):
+    """(its process, its control port); extra: more options."""
     ports = os.path.join(work, "ports")
     process = subprocess.Popen(
         [os.path.join(build, "tools", "donar-torsim"), "--port-file", ports,
-         "--seed", str(seed)],
+         "--seed", str(seed)] + list(extra),
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         text = wait_file(ports)
