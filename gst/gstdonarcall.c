@@ -28,6 +28,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_donar_call_debug);
 #define DEFAULT_SECURITY DONAR_TOR_SECURITY_DEFAULT
 #define DEFAULT_PEER_TIMEOUT 60
 #define DEFAULT_GUARDS DONAR_CALL_DEFAULT_GUARDS
+/* lib/call's own, for each step (bootstrap, control connection, upload). */
+#define DEFAULT_SETUP_TIMEOUT 120
+#define MAX_SETUP_TIMEOUT 3600
 /* How long a hang-up waits for the BYE to leave: at once on a link that
  * takes writes; a stalled one is not worth more. */
 #define HANG_UP_FLUSH_US G_USEC_PER_SEC
@@ -43,6 +46,11 @@ struct _GstDonarCall
   DonarCall *call;
   gboolean done;
   GError *error;
+  /* A refusal that no retry changes (a wrong client key, a bad onion),
+   * from the engine.  Before the setup ends it is the setup's failure, so
+   * that nothing says "set up" after its error; after, it fails what
+   * would go on: PLAYING, an element that joins. */
+  GError *refusal;
 
   DonarCallOptions options;
   gchar *address;
@@ -51,6 +59,9 @@ struct _GstDonarCall
   gchar *client_auth_dir;
   /* Tor's Unix sockets, for options. */
   gchar *tor_control_path;
+  /* What options->tor_password (a secret) and tor_cookie_file point to. */
+  gchar *tor_password;
+  gchar *tor_cookie_file;
   gchar *tor_socks_path;
   guint n_links;
   /* Under lock, from the engine's events; also read atomically by the
@@ -251,6 +262,27 @@ gst_donar_call_install_properties (GObjectClass * klass, guint first)
           "a running tor (tor-control) is changed only if this is set, for "
           "the call, with a warning if it refuses; left unset, a warning if "
           "it has fewer", 0, DONAR_CALL_MAX_GUARDS, DEFAULT_GUARDS, flags));
+  g_object_class_install_property (klass,
+      first + GST_DONAR_CALL_PROP_SETUP_TIMEOUT,
+      g_param_spec_uint ("setup-timeout", "Setup timeout",
+          "Seconds each step of the setup may take (tor's bootstrap, the "
+          "control connection, the descriptor upload) before the call fails",
+          1, MAX_SETUP_TIMEOUT, DEFAULT_SETUP_TIMEOUT, flags));
+  /* Write-only, as srtsink's passphrase: whoever reads the properties
+   * (gst-launch-1.0 -v, an inspector) is not given the running tor. */
+  g_object_class_install_property (klass,
+      first + GST_DONAR_CALL_PROP_TOR_PASSWORD,
+      g_param_spec_string ("tor-password", "Tor control password",
+          "The password of the running tor's control port (tor-control), "
+          "for a tor with HashedControlPassword; write-only", NULL,
+          G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (klass,
+      first + GST_DONAR_CALL_PROP_TOR_COOKIE_FILE,
+      g_param_spec_string ("tor-cookie-file", "Tor cookie file",
+          "The running tor's control cookie (tor-control), for COOKIE or "
+          "SAFECOOKIE authentication, where the file tor names cannot be "
+          "read as it is named (another mount, a container); empty: the one "
+          "tor names", NULL, flags));
 }
 
 void
@@ -280,6 +312,9 @@ gst_donar_call_client_init (GstDonarCallClient * client, GstElement * element)
   s->security = DEFAULT_SECURITY;
   s->peer_timeout = DEFAULT_PEER_TIMEOUT;
   s->guards = DEFAULT_GUARDS;
+  s->setup_timeout = DEFAULT_SETUP_TIMEOUT;
+  s->tor_password = g_strdup ("");
+  s->tor_cookie_file = g_strdup ("");
   client->counters = gst_structure_new_empty ("counters");
   g_mutex_init (&client->stats_lock);
   g_cond_init (&client->stats_cond);
@@ -295,6 +330,8 @@ gst_donar_call_client_clear (GstDonarCallClient * client)
   g_free (client->settings.key_file);
   g_free (client->settings.client_auth_dir);
   g_free (client->settings.tor_socks_path);
+  donar_secret_free (client->settings.tor_password);
+  g_free (client->settings.tor_cookie_file);
   g_free (client->address_file);
   gst_structure_free (client->counters);
   g_mutex_clear (&client->stats_lock);
@@ -394,6 +431,16 @@ gst_donar_call_client_set_property (GstDonarCallClient * client,
       s->guards = g_value_get_uint (value);
       s->guards_set = TRUE;
       break;
+    case GST_DONAR_CALL_PROP_SETUP_TIMEOUT:
+      s->setup_timeout = g_value_get_uint (value);
+      break;
+    case GST_DONAR_CALL_PROP_TOR_PASSWORD:
+      donar_secret_free (g_steal_pointer (&s->tor_password));
+      set_string (&s->tor_password, value);
+      break;
+    case GST_DONAR_CALL_PROP_TOR_COOKIE_FILE:
+      set_string (&s->tor_cookie_file, value);
+      break;
     default:
       GST_OBJECT_UNLOCK (client->element);
       return FALSE;
@@ -477,6 +524,12 @@ gst_donar_call_client_get_property (GstDonarCallClient * client,
     case GST_DONAR_CALL_PROP_GUARDS:
       g_value_set_uint (value, s->guards);
       break;
+    case GST_DONAR_CALL_PROP_SETUP_TIMEOUT:
+      g_value_set_uint (value, s->setup_timeout);
+      break;
+    case GST_DONAR_CALL_PROP_TOR_COOKIE_FILE:
+      g_value_set_string (value, s->tor_cookie_file);
+      break;
     default:
       GST_OBJECT_UNLOCK (client->element);
       return FALSE;
@@ -553,6 +606,18 @@ setup_failed (GstDonarCall * call)
       !g_error_matches (call->error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 }
 
+/* Under call->lock: the reason why the call cannot go on (its setup
+ * failed, or the callee refused it), or NULL. */
+static const gchar *
+call_failure (GstDonarCall * call)
+{
+  if (setup_failed (call))
+    return call->error->message;
+  if (call->done && call->refusal)
+    return call->refusal->message;
+  return NULL;
+}
+
 static void
 post_setup_error (GstElement * element, const gchar * reason)
 {
@@ -620,6 +685,22 @@ post_ended (GstDonarCallClient * client, const gchar * reason,
               reason, "message", G_TYPE_STRING, message, NULL)));
 }
 
+/* A caller with no link yet is told why soon (the engine's
+ * no_link_warning_us), not after peer-timeout: a warning naming the likely
+ * cause, and its short name in the details' "reason" for applications. */
+static void
+post_no_link_yet (GstElement * element, const gchar * failure,
+    const gchar * explanation, const gchar * message)
+{
+  GstStructure *details = gst_structure_new ("details", "reason",
+      G_TYPE_STRING, failure, NULL);
+
+  gst_element_message_full_with_details (element, GST_MESSAGE_WARNING,
+      GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ_WRITE,
+      g_strdup_printf ("No link to the other end yet: %s.", explanation),
+      g_strdup (message), __FILE__, GST_FUNCTION, __LINE__, details);
+}
+
 /* Under call->lock; events may come before setup_thread sets call->call. */
 static DonarLinkEnd
 call_end (GstDonarCall * call, DonarByeReason * reason)
@@ -643,8 +724,9 @@ static void
 on_event (const DonarLinkEvent * event, gpointer user_data)
 {
   GstDonarCall *call = user_data;
-  gboolean links_changed, now_ready, now_ended;
+  gboolean links_changed, now_ready, now_ended, refused;
   DonarByeReason reason;
+  const gchar *failure, *explanation = "no dial has said why yet";
 
   g_mutex_lock (&call->lock);
   /* An event tells the number after every change of its batch: two
@@ -655,6 +737,13 @@ on_event (const DonarLinkEvent * event, gpointer user_data)
       (event->type == DONAR_LINK_EVENT_PEER_UNREACHABLE &&
           call_end (call, &reason) != DONAR_LINK_END_NONE));
   call->ended |= now_ended;
+  refused = event->type == DONAR_LINK_EVENT_PEER_UNREACHABLE && !now_ended;
+  if (refused && call->refusal == NULL)
+    call->refusal = g_error_new_literal (G_IO_ERROR,
+        G_IO_ERROR_CONNECTION_REFUSED, event->message);
+  failure = event->type == DONAR_LINK_EVENT_NO_LINK_YET && call->call ?
+      donar_link_engine_get_failure (donar_call_get_engine (call->call),
+      &explanation) : "unknown";
   g_atomic_int_set (&call->links_up, event->links_up);
   /* Before the call is set up the elements have no engine yet: setup_thread
    * posts donar-ready then. */
@@ -685,11 +774,15 @@ on_event (const DonarLinkEvent * event, gpointer user_data)
               ("The other end of the call is unreachable: no link to it for "
                   "peer-timeout (%u s).", client->settings.peer_timeout),
               ("%s", event->message));
-        } else {
+        } else if (call->done) {
           GST_ELEMENT_ERROR (element, RESOURCE, WRITE,
               ("The other end of the call cannot be reached."), ("%s",
                   event->message));
         }
+        /* Else the setup thread fails the setup with it. */
+        break;
+      case DONAR_LINK_EVENT_NO_LINK_YET:
+        post_no_link_yet (element, failure, explanation, event->message);
         break;
       case DONAR_LINK_EVENT_PEER_ENDED:
         post_ended (client, peer_end_reason (call), event->message);
@@ -755,6 +848,16 @@ setup_thread (gpointer user_data)
   c = donar_call_start (&call->options, on_progress, on_event, call,
       call->cancellable, &error);
   g_mutex_lock (&call->lock);
+  /* Refused while the setup ended (the first dials go out before
+   * donar_call_start () returns): the setup failed, and says so once,
+   * rather than "set up" after the refusal's error.  The call is freed
+   * without the lock: its engine's thread may wait for it in on_event. */
+  if (c && call->refusal) {
+    error = g_steal_pointer (&call->refusal);
+    g_mutex_unlock (&call->lock);
+    donar_call_free (g_steal_pointer (&c));
+    g_mutex_lock (&call->lock);
+  }
   call->call = c;
   call->error = error;
   call->done = TRUE;
@@ -763,6 +866,41 @@ setup_thread (gpointer user_data)
     client_ready (call, l->data);
   g_mutex_unlock (&call->lock);
   return NULL;
+}
+
+/* After donar_call_parse_tor_control: the password and cookie are a
+ * running tor's, whose control port or socket must be given. */
+static gboolean
+fill_tor_auth (GstDonarCall * call, const GstDonarCallSettings * s,
+    GError ** error)
+{
+  DonarCallOptions *o = &call->options;
+  gboolean running_tor = o->tor_control_port || o->tor_control_path;
+  const gchar *given = s->tor_password[0] ? "tor-password" :
+      s->tor_cookie_file[0] ? "tor-cookie-file" : NULL;
+
+  if (given && !running_tor) {
+    g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
+        "%s is for a running tor's control port: set tor-control to its "
+        "port or socket (a tor we launch, or none, needs no password)", given);
+    return FALSE;
+  }
+  if (s->tor_cookie_file[0] && !g_file_test (s->tor_cookie_file,
+          G_FILE_TEST_IS_REGULAR)) {
+    g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
+        "tor-cookie-file: \"%s\" is not a file (tor writes its cookie, 32 "
+        "bytes, where its CookieAuthFile says)", s->tor_cookie_file);
+    return FALSE;
+  }
+  if (s->tor_password[0]) {
+    call->tor_password = g_strdup (s->tor_password);
+    o->tor_password = call->tor_password;
+  }
+  if (s->tor_cookie_file[0]) {
+    call->tor_cookie_file = g_strdup (s->tor_cookie_file);
+    o->tor_cookie_file = call->tor_cookie_file;
+  }
+  return TRUE;
 }
 
 static gboolean
@@ -795,6 +933,9 @@ fill_options (GstDonarCall * call, const GstDonarCallSettings * s,
       || !donar_call_parse_tor_socks_path (o, "tor-socks-path",
           s->tor_socks_path, &call->tor_socks_path, error))
     return FALSE;
+  if (!fill_tor_auth (call, s, error))
+    return FALSE;
+  o->setup_timeout_ms = s->setup_timeout * 1000;
   o->tor_socks_port = (guint16) s->tor_socks;
   o->security = s->security;
   o->num_entry_guards = s->guards;
@@ -832,6 +973,7 @@ call_free (GstDonarCall * call)
         DONAR_BYE_HUNG_UP, HANG_UP_FLUSH_US);
   donar_call_free (call->call);
   g_clear_error (&call->error);
+  g_clear_error (&call->refusal);
   g_object_unref (call->cancellable);
   donar_call_options_clear (&call->options);
   donar_secret_free (call->address);
@@ -839,6 +981,8 @@ call_free (GstDonarCall * call)
   g_free (call->client_auth_dir);
   g_free (call->tor_control_path);
   g_free (call->tor_socks_path);
+  donar_secret_free (call->tor_password);
+  g_free (call->tor_cookie_file);
   g_free (call->name);
   g_mutex_clear (&call->lock);
   g_free (call);
@@ -1004,8 +1148,8 @@ gst_donar_call_client_start (GstDonarCallClient * client)
   /* A call whose setup failed fails the state change that would join it:
    * an error posted while start () succeeds can be lost (see
    * gst_donar_call_client_play ()). */
-  if (setup_failed (call)) {
-    gchar *reason = g_strdup (call->error->message);
+  if (call_failure (call)) {
+    gchar *reason = g_strdup (call_failure (call));
 
     g_mutex_unlock (&call->lock);
     post_setup_error (element, reason);
@@ -1086,8 +1230,7 @@ gst_donar_call_client_play (GstDonarCallClient * client)
   if (call == NULL)
     return TRUE;
   g_mutex_lock (&call->lock);
-  if (setup_failed (call))
-    reason = g_strdup (call->error->message);
+  reason = g_strdup (call_failure (call));
   g_mutex_unlock (&call->lock);
   if (reason == NULL)
     return TRUE;

@@ -45,6 +45,9 @@ typedef struct
   /* guards was set, if only to its default: a running tor's guards are
    * changed only then (DonarCallOptions.guards_explicit). */
   gboolean guards_set;
+  guint setup_timeout;          /* s, each step of the setup */
+  gchar *tor_password;          /* a secret; "": none */
+  gchar *tor_cookie_file;       /* "": the one tor names */
 } GstDonarCallSettings;
 
 typedef struct _GstDonarCall GstDonarCall;
@@ -107,6 +110,9 @@ enum
   GST_DONAR_CALL_PROP_CLIENT_AUTH_DIR,
   GST_DONAR_CALL_PROP_TOR_SOCKS_PATH,
   GST_DONAR_CALL_PROP_GUARDS,
+  GST_DONAR_CALL_PROP_SETUP_TIMEOUT,
+  GST_DONAR_CALL_PROP_TOR_PASSWORD,
+  GST_DONAR_CALL_PROP_TOR_COOKIE_FILE,
   GST_DONAR_CALL_N_PROPS,
 };
 

@@ -59,6 +59,7 @@ donar_call_options_init (DonarCallOptions * options, DonarRole role)
   options->virtual_port = 5004;
   options->setup_timeout_ms = 120 * 1000;
   donar_link_engine_settings_init (&options->engine, role);
+  options->engine.no_link_warning_us = DONAR_CALL_NO_LINK_WARNING_US;
 }
 
 void
@@ -532,6 +533,20 @@ watch_tor (gpointer data)
   return NULL;
 }
 
+/* The engine counts from its own start: what the setup took is taken off
+ * options' delay, down to a least one for the dials. */
+static gint64
+no_link_warning (const DonarLinkEngineSettings * settings, gint64 began)
+{
+  gint64 left = settings->no_link_warning_us - (g_get_monotonic_time () -
+      began);
+
+  if (settings->no_link_warning_us == 0)
+    return 0;
+  return MAX (left, MIN (DONAR_CALL_NO_LINK_WARNING_MIN_US,
+          settings->no_link_warning_us));
+}
+
 DonarCall *
 donar_call_start (const DonarCallOptions * options,
     DonarCallProgressFunc progress, DonarLinkEventFunc on_event,
@@ -542,6 +557,7 @@ donar_call_start (const DonarCallOptions * options,
   DonarCallAddress address = { 0 };
   DonarCallLasting lasting = { 0 };
   gboolean ok = TRUE;
+  gint64 began = g_get_monotonic_time ();
 
   g_mutex_init (&call->lock);
   call->role = options->role;
@@ -570,6 +586,8 @@ donar_call_start (const DonarCallOptions * options,
     ok = prepare_caller (call, options, &address, &settings, progress,
         user_data, cancellable, error);
   donar_call_address_clear (&address);
+  if (ok)
+    settings.no_link_warning_us = no_link_warning (&settings, began);
   if (ok) {
     call->engine = donar_link_engine_new (&settings, on_engine_event, call,
         error);

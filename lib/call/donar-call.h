@@ -55,6 +55,15 @@ typedef void (*DonarCallWarningFunc) (const gchar * message,
  * (docs/security.md). */
 #define DONAR_CALL_MAX_GUARDS 12
 
+/* A caller with no link up this long after donar_call_start () began
+ * hears why (DONAR_LINK_EVENT_NO_LINK_YET), well before peer_timeout_us:
+ * options->engine.no_link_warning_us, counted from the start of the setup
+ * rather than the engine's (the elements' promise: a word within 10 s). */
+#define DONAR_CALL_NO_LINK_WARNING_US (8 * G_TIME_SPAN_SECOND)
+/* But the dials get this long at least, after a setup that took most of
+ * it (a tor we launch bootstrapping). */
+#define DONAR_CALL_NO_LINK_WARNING_MIN_US (3 * G_TIME_SPAN_SECOND)
+
 typedef enum
 {
   /* Tor's own SocksPort and ControlPort (or a tor we launch). */

@@ -9,6 +9,37 @@
 #include <string.h>
 #include <sys/un.h>
 
+/* Tor answers the SOCKS greeting at once, from its own machine: a port
+ * silent this long after the connection is not a SocksPort. */
+#define SOCKS_GREETING_WAIT_US (2 * G_TIME_SPAN_SECOND)
+
+static gboolean
+socks_is_silent (DonarLink * link, gint64 now)
+{
+  return link->state == DONAR_LINK_SOCKS &&
+      link->socks.stage == DONAR_SOCKS_STAGE_METHOD &&
+      link->socks.filled == 0
+      && now - link->dialed_at >= SOCKS_GREETING_WAIT_US;
+}
+
+DonarLinkFailure
+donar_link_engine_likely_failure (DonarLinkEngine * engine, gint64 now)
+{
+  DonarLinkFailure likely = DONAR_LINK_FAILURE_NONE;
+
+  for (guint i = 0; i < engine->settings.config.n_links; i++) {
+    DonarLink *link = &engine->links[i];
+
+    likely = donar_link_failure_max (likely, link->failure);
+    if (socks_is_silent (link, now))
+      likely = donar_link_failure_max (likely, DONAR_LINK_FAILURE_SOCKS_SILENT);
+    else if (link->state == DONAR_LINK_CONNECTING ||
+        link->state == DONAR_LINK_SOCKS)
+      likely = donar_link_failure_max (likely, DONAR_LINK_FAILURE_DIALING);
+  }
+  return likely;
+}
+
 static void
 on_timer (evutil_socket_t fd, short what, gpointer user_data)
 {
@@ -19,9 +50,12 @@ on_timer (evutil_socket_t fd, short what, gpointer user_data)
   if (link->state == DONAR_LINK_WAITING)
     donar_link_dial (link);
   else if (link->state == DONAR_LINK_CONNECTING ||
-      link->state == DONAR_LINK_SOCKS)
+      link->state == DONAR_LINK_SOCKS) {
+    link->failure = socks_is_silent (link, now) ?
+        DONAR_LINK_FAILURE_SOCKS_SILENT : DONAR_LINK_FAILURE_TOR_TIMEOUT;
     donar_link_close (link, now, "no connection within %" G_GINT64_FORMAT
         " s", link->engine->settings.connect_timeout_us / G_USEC_PER_SEC);
+  }
   donar_link_engine_unlock (link->engine);
 }
 
@@ -96,6 +130,7 @@ donar_link_dial (DonarLink * link)
   int address_length;
 
   link->dials++;
+  link->dialed_at = g_get_monotonic_time ();
   link->state = DONAR_LINK_CONNECTING;
   dial_address (s, &address, &address_length, &target);
   link->bev = bufferevent_socket_new (engine->base, -1, BEV_OPT_CLOSE_ON_FREE);
@@ -103,9 +138,11 @@ donar_link_dial (DonarLink * link)
   bufferevent_enable (link->bev, EV_READ | EV_WRITE);
   arm_timer (link, s->connect_timeout_us);
   if (bufferevent_socket_connect (link->bev, (struct sockaddr *) &address,
-          address_length) < 0)
+          address_length) < 0) {
+    link->failure = DONAR_LINK_FAILURE_CONNECT_REFUSED;
     donar_link_close (link, g_get_monotonic_time (), "cannot connect to %s",
         target);
+  }
 }
 
 static void
@@ -162,7 +199,8 @@ report_refusal (DonarLinkEngine * engine, DonarLink * link)
     return;
   engine->peer_unreachable_reported = TRUE;
   donar_link_engine_raise (engine, DONAR_LINK_EVENT_PEER_UNREACHABLE,
-      G_MAXUINT, "the callee cannot be reached: %s", link->last_error);
+      G_MAXUINT, "the callee cannot be reached: %s (%s)",
+      donar_link_failure_explain (link->failure, TRUE), link->last_error);
 }
 
 /* Feeds Tor's SOCKS replies; TRUE while the link lives.  Once open,
@@ -178,6 +216,8 @@ donar_link_socks_read (DonarLink * link, const guint8 ** data,
         length, &reply_done);
 
     if (error != DONAR_SOCKS_OK) {
+      link->failure = donar_link_failure_from_socks (error, link->socks.stage,
+          link->socks.filled > 0 ? link->socks.buffer[0] : -1);
       donar_link_close (link, now, "Tor: %s",
           donar_socks_error_message (error));
       if (is_final_refusal (error))

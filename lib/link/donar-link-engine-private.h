@@ -6,6 +6,7 @@
 #define DONAR_LINK_ENGINE_PRIVATE_H
 
 #include "donar-link-engine.h"
+#include "donar-link-failure.h"
 #include "donar-record-queue.h"
 
 #include <donar-wire.h>
@@ -69,6 +70,9 @@ typedef struct
   gint64 full_since;            /* 0: the queue is not at its cap */
   guint64 dials;
   gchar last_error[96];
+  /* Caller: why its last dial failed, and when the current one began. */
+  DonarLinkFailure failure;
+  gint64 dialed_at;
 } DonarLink;
 
 typedef struct
@@ -118,6 +122,9 @@ struct _DonarLinkEngine
   gint64 no_link_since;
   gboolean had_link;
   gboolean peer_unreachable_reported;
+  /* Caller: NO_LINK_YET was raised (settings.no_link_warning_us). */
+  gboolean no_link_warned;
+  gint64 started_at;
   /* The end (donar-link-end.c): how, and until when the links may take
    * to say their last (our BYE out, the peer's frames in).  end_done once
    * they have closed; end_cond tells donar_link_engine_end (). */
@@ -220,6 +227,11 @@ void donar_link_setcb (DonarLink * link);
 
 /* donar-link-dial.c: the caller's side */
 void donar_link_dial (DonarLink * link);
+/* The most telling of the links' failures, those of dials still under
+ * way included (a SocksPort that keeps silent fails no dial for
+ * connect_timeout_us). */
+DonarLinkFailure donar_link_engine_likely_failure (DonarLinkEngine * engine,
+    gint64 now);
 /* Whether a caller dials through Tor's SocksPort, a port or a Unix
  * socket, rather than straight to the callee. */
 gboolean donar_link_engine_uses_socks (const DonarLinkEngineSettings * s);

@@ -45,6 +45,8 @@ donar_link_event_type_to_string (DonarLinkEventType type)
       return "no-link-in-time";
     case DONAR_LINK_EVENT_IN_TIME_AGAIN:
       return "in-time-again";
+    case DONAR_LINK_EVENT_NO_LINK_YET:
+      return "no-link-yet";
   }
   return "unknown";
 }
@@ -132,7 +134,8 @@ check_settings (const DonarLinkEngineSettings * s, GError ** error)
   else if (s->stall_timeout_us <= 0 || s->connect_timeout_us <= 0 ||
       s->hello_timeout_us <= 0 || s->silence_timeout_us <= 0 ||
       s->backoff_min_us <= 0 ||
-      s->backoff_max_us < s->backoff_min_us || s->peer_timeout_us <= 0)
+      s->backoff_max_us < s->backoff_min_us || s->peer_timeout_us <= 0 ||
+      s->no_link_warning_us < 0)
     problem = "every timeout must be positive, and the backoff maximum "
         "at least its minimum";
   else if (s->receive_queue_frames == 0 || s->max_pending_connections == 0)
@@ -361,6 +364,49 @@ on_expiry (evutil_socket_t fd, short what, gpointer user_data)
   donar_link_engine_unlock (engine);
 }
 
+/* The error at peer_timeout_us says why, as far as the dials tell. */
+static void
+raise_unreachable (DonarLinkEngine * engine, gint64 now)
+{
+  const gchar *last = engine->links[0].last_error;
+  DonarLinkFailure failure = donar_link_engine_likely_failure (engine, now);
+  gdouble seconds = (now - engine->no_link_since) / (gdouble) G_USEC_PER_SEC;
+
+  if (engine->settings.role == DONAR_ROLE_CALLER &&
+      failure > DONAR_LINK_FAILURE_DIALING)
+    donar_link_engine_raise (engine, DONAR_LINK_EVENT_PEER_UNREACHABLE,
+        G_MAXUINT, "no link to the peer for %.1f s: %s (last error: %s)",
+        seconds, donar_link_failure_explain (failure,
+            donar_link_engine_uses_socks (&engine->settings)), last);
+  else
+    donar_link_engine_raise (engine, DONAR_LINK_EVENT_PEER_UNREACHABLE,
+        G_MAXUINT, "no link to the peer for %.1f s%s%s", seconds,
+        last[0] ? "; last error: " : "", last);
+}
+
+/* A caller with no link yet hears why soon, not at peer_timeout_us: the
+ * dials have usually told by then (Tor's refusals come in a second or
+ * two, a callee's in a round trip). */
+static void
+check_no_link_yet (DonarLinkEngine * engine, gint64 now)
+{
+  const DonarLinkEngineSettings *s = &engine->settings;
+  DonarLinkFailure failure;
+
+  if (s->role != DONAR_ROLE_CALLER || s->no_link_warning_us == 0 ||
+      engine->no_link_warned || engine->had_link ||
+      engine->end != DONAR_LINK_END_NONE ||
+      now - engine->started_at < s->no_link_warning_us)
+    return;
+  engine->no_link_warned = TRUE;
+  failure = donar_link_engine_likely_failure (engine, now);
+  donar_link_engine_raise (engine, DONAR_LINK_EVENT_NO_LINK_YET, G_MAXUINT,
+      "no link to the callee after %.1f s: %s (last error: %s)",
+      (now - engine->started_at) / (gdouble) G_USEC_PER_SEC,
+      donar_link_failure_explain (failure, donar_link_engine_uses_socks (s)),
+      engine->links[0].last_error[0] ? engine->links[0].last_error : "none");
+}
+
 static void
 on_tick (evutil_socket_t fd, short what, gpointer user_data)
 {
@@ -373,18 +419,14 @@ on_tick (evutil_socket_t fd, short what, gpointer user_data)
     donar_link_check_hello (&engine->links[i], now);
     donar_link_check_silence (&engine->links[i], now);
   }
+  check_no_link_yet (engine, now);
   /* A callee waits for its caller as long as it likes: the peer is lost
    * only once it was there. */
   if (engine->links_up == 0 && engine->end == DONAR_LINK_END_NONE &&
       (engine->settings.role == DONAR_ROLE_CALLER || engine->had_link) &&
       now - engine->no_link_since >= engine->settings.peer_timeout_us) {
-    const gchar *last = engine->links[0].last_error;
-
     if (!engine->peer_unreachable_reported)
-      donar_link_engine_raise (engine, DONAR_LINK_EVENT_PEER_UNREACHABLE,
-          G_MAXUINT, "no link to the peer for %.1f s%s%s",
-          (now - engine->no_link_since) / (gdouble) G_USEC_PER_SEC,
-          last[0] ? "; last error: " : "", last);
+      raise_unreachable (engine, now);
     engine->peer_unreachable_reported = TRUE;
     donar_link_engine_lose_peer (engine, now);
   }
@@ -601,6 +643,7 @@ donar_link_engine_start (DonarLinkEngine * engine, GError ** error)
   }
   engine->started = TRUE;
   engine->no_link_since = g_get_monotonic_time ();
+  engine->started_at = engine->no_link_since;
 
   donar_link_engine_lock (engine);
   if (engine->settings.role == DONAR_ROLE_CALLEE) {
@@ -769,6 +812,21 @@ donar_link_engine_get_link_stats (DonarLinkEngine * engine, guint index,
   g_strlcpy (stats->last_error, link->last_error, sizeof stats->last_error);
   g_mutex_unlock (&engine->lock);
   return TRUE;
+}
+
+const gchar *
+donar_link_engine_get_failure (DonarLinkEngine * engine,
+    const gchar ** explanation)
+{
+  DonarLinkFailure failure;
+
+  g_mutex_lock (&engine->lock);
+  failure = donar_link_engine_likely_failure (engine, g_get_monotonic_time ());
+  g_mutex_unlock (&engine->lock);
+  if (explanation)
+    *explanation = donar_link_failure_explain (failure,
+        donar_link_engine_uses_socks (&engine->settings));
+  return donar_link_failure_to_string (failure);
 }
 
 gint64

@@ -80,6 +80,10 @@ typedef struct
    * caller counts from the start; a callee from its last link's close, so
    * that it waits for its caller as long as it likes. */
   gint64 peer_timeout_us;
+  /* Caller: with no link up this long after the start, the engine says
+   * why it thinks none came (DONAR_LINK_EVENT_NO_LINK_YET), once, rather
+   * than nothing until peer_timeout_us; 0: never. */
+  gint64 no_link_warning_us;
   /* Frames received and not yet taken by pop_frame; beyond, the oldest are
    * dropped. */
   guint receive_queue_frames;
@@ -106,6 +110,9 @@ typedef enum
    * stalled); one frame a round trip goes out as a probe. */
   DONAR_LINK_EVENT_NO_LINK_IN_TIME,
   DONAR_LINK_EVENT_IN_TIME_AGAIN,       /* a link delivers in time again */
+  /* Caller: no link up no_link_warning_us after the start; the message
+   * names the likely cause (donar_link_engine_get_failure ()). */
+  DONAR_LINK_EVENT_NO_LINK_YET,
 } DonarLinkEventType;
 
 const gchar *donar_link_event_type_to_string (DonarLinkEventType type);
@@ -197,6 +204,13 @@ void donar_link_engine_get_stats (DonarLinkEngine * engine,
     DonarLinkEngineStats * stats);
 gboolean donar_link_engine_get_link_stats (DonarLinkEngine * engine,
     guint link, DonarLinkEngineLinkStats * stats);
+/* Caller: the short name of the most likely reason why no link is up
+ * (donar-link-failure.h: "descriptor-not-found", "wrong-secret", ...),
+ * "none" when no dial has failed, and its explanation for a person in
+ * *explanation if not NULL (static strings). */
+const gchar *donar_link_engine_get_failure (DonarLinkEngine * engine,
+    const gchar ** explanation);
+
 /* The least round-trip time, in µs.  From a peer that acknowledges our
  * frames (donar_session_peer_acknowledges): that of the frames it
  * acknowledged in the last 30 to 60 s, -1 until it has.  From another

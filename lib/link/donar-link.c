@@ -339,6 +339,25 @@ donar_link_abandon (DonarLink * link)
   link->state = DONAR_LINK_IDLE;
 }
 
+/* What the close says of the far end: a caller whose HELLO waits for the
+ * callee's was refused by whoever answered the stream, which a DONAR
+ * callee does only to a HELLO made with another secret. */
+static void
+closed_by_peer (DonarLink * link, gint64 now)
+{
+  if (link->state == DONAR_LINK_OPEN && link->awaiting_peer) {
+    link->failure = DONAR_LINK_FAILURE_WRONG_SECRET;
+    donar_link_close (link, now, "the peer closed the link on our greeting: "
+        "wrong secret, or not a DONAR callee");
+    return;
+  }
+  if (link->state == DONAR_LINK_SOCKS)
+    link->failure = link->socks.stage == DONAR_SOCKS_STAGE_METHOD ?
+        DONAR_LINK_FAILURE_SOCKS_NOT_SOCKS : DONAR_LINK_FAILURE_TOR_FAILED;
+  donar_link_close (link, now, "%s closed the connection",
+      link->state == DONAR_LINK_OPEN ? "the peer or Tor" : "Tor");
+}
+
 static void
 on_link_event (struct bufferevent *bev, short what, gpointer user_data)
 {
@@ -362,11 +381,12 @@ on_link_event (struct bufferevent *bev, short what, gpointer user_data)
       bufferevent_write (bev, greeting, written);
     }
   } else if (what & BEV_EVENT_EOF) {
-    donar_link_close (link, now, "%s closed the connection",
-        link->state == DONAR_LINK_OPEN ? "the peer or Tor" : "Tor");
+    closed_by_peer (link, now);
   } else if (what & BEV_EVENT_ERROR) {
     int code = EVUTIL_SOCKET_ERROR ();
 
+    if (link->state == DONAR_LINK_CONNECTING)
+      link->failure = DONAR_LINK_FAILURE_CONNECT_REFUSED;
     donar_link_close (link, now, "%s: %s",
         link->state == DONAR_LINK_CONNECTING ? "cannot connect" : "socket "
         "error", evutil_socket_error_to_string (code));
@@ -398,6 +418,7 @@ donar_link_check_hello (DonarLink * link, gint64 now)
       now - link->opened_at < timeout_us)
     return;
   link->engine->hello_timeouts++;
+  link->failure = DONAR_LINK_FAILURE_NO_HELLO;
   donar_link_close (link, now, "no HELLO from the callee in %" G_GINT64_FORMAT
       " ms", (now - link->opened_at) / 1000);
 }

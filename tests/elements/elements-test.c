@@ -127,6 +127,25 @@ elements_test_stop (GstElement * pipeline)
   gst_object_unref (pipeline);
 }
 
+GSocketListener *
+elements_test_silent_port (guint16 * port)
+{
+  GSocketListener *listener = g_socket_listener_new ();
+  GInetAddress *loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *any = g_inet_socket_address_new (loopback, 0);
+  GSocketAddress *bound = NULL;
+  GError *error = NULL;
+
+  g_socket_listener_add_address (listener, any, G_SOCKET_TYPE_STREAM,
+      G_SOCKET_PROTOCOL_TCP, NULL, &bound, &error);
+  g_assert_no_error (error);
+  *port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  g_object_unref (bound);
+  g_object_unref (any);
+  g_object_unref (loopback);
+  return listener;
+}
+
 gboolean
 elements_test_torsim_start (ElementsTestTorsim * torsim, const gchar * name)
 {

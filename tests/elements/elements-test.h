@@ -34,6 +34,11 @@ void elements_test_stop (GstElement * pipeline);
 GstStructure *elements_test_get_stats (GstElement * pipeline,
     const gchar * name);
 
+/* A TCP port on 127.0.0.1 that takes connections and never answers (a
+ * control port that hangs): the listener, to close and unref at the end,
+ * and its port. */
+GSocketListener *elements_test_silent_port (guint16 * port);
+
 /* A donar-torsim of $DONAR_TORSIM on free ports (--publish-ms 500): its
  * process, and its control port in *control; NULL (the test skipped) when
  * DONAR_TORSIM is not set. */

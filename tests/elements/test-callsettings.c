@@ -3,8 +3,9 @@
  * callee publishes its own address), and elements of one call that
  * disagree on dialing or answering fail the state change rather than
  * silently becoming the other.  A setting changed during a call is
- * refused with a warning, and taken once the element has stopped.
- * Direct calls (no Tor). */
+ * refused with a warning, and taken once the element has stopped.  A
+ * running tor's password and cookie file are refused without one, and
+ * setup-timeout bounds a setup that hangs.  Direct calls (no Tor). */
 #include "elements-test.h"
 
 #include <gst/gst.h>
@@ -150,6 +151,71 @@ test_live_change (void)
   g_free (address);
 }
 
+/* setup-timeout, tor-password, tor-cookie-file: their defaults, the
+ * password never read back, and what cannot work refused at the state
+ * change with the reason. */
+static void
+test_tor_auth (void)
+{
+  GstElement *src = gst_element_factory_make ("donarsrc", NULL);
+  GParamSpec *password = g_object_class_find_property (G_OBJECT_GET_CLASS
+      (src), "tor-password");
+  guint timeout;
+  gchar *cookie;
+
+  g_object_get (src, "setup-timeout", &timeout, "tor-cookie-file", &cookie,
+      NULL);
+  g_assert_cmpuint (timeout, ==, 120);
+  g_assert_cmpstr (cookie, ==, "");
+  g_assert_nonnull (password);
+  g_assert_false (password->flags & G_PARAM_READABLE);
+  g_assert_true (password->flags & G_PARAM_WRITABLE);
+  g_object_set (src, "tor-password", "secret", NULL);
+  g_free (cookie);
+  gst_object_unref (src);
+
+  check_refused ("donarsrc callee=true tor-password=secret ! fakesink",
+      "tor-password is for a running tor's control port");
+  check_refused ("donarsrc callee=true tor-control=direct "
+      "tor-cookie-file=/etc/hostname ! fakesink",
+      "tor-cookie-file is for a running tor's control port");
+  check_refused ("donarsrc callee=true tor-control=9 "
+      "tor-cookie-file=/nonexistent/control_auth_cookie ! fakesink",
+      "tor-cookie-file: \"/nonexistent/control_auth_cookie\" is not a file");
+}
+
+/* setup-timeout bounds a step of the setup: a control port that takes the
+ * connection and never answers fails the call after it, not after 120 s. */
+static void
+test_setup_timeout (void)
+{
+  guint16 port;
+  GSocketListener *listener = elements_test_silent_port (&port);
+  GstElement *pipeline;
+  GstBus *bus;
+  GstMessage *msg;
+  gchar *description;
+  gint64 start;
+
+  description = g_strdup_printf ("donarsrc tor-control=%u callee=true "
+      "setup-timeout=1 ! fakesink", port);
+  pipeline = launch (description);
+  bus = gst_element_get_bus (pipeline);
+  start = g_get_monotonic_time ();
+  gst_element_set_state (pipeline, GST_STATE_PAUSED);
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_ERROR);
+  g_assert_nonnull (msg);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
+  g_print ("# setup-timeout=1: the error after %.1f s\n",
+      (g_get_monotonic_time () - start) / (gdouble) G_USEC_PER_SEC);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  elements_test_stop (pipeline);
+  g_free (description);
+  g_socket_listener_close (listener);
+  g_object_unref (listener);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -158,6 +224,8 @@ main (int argc, char **argv)
 
   g_test_add_func ("/callsettings/two-pipelines", test_two_pipelines);
   g_test_add_func ("/callsettings/disagreement", test_disagreement);
+  g_test_add_func ("/callsettings/tor-auth", test_tor_auth);
+  g_test_add_func ("/callsettings/setup-timeout", test_setup_timeout);
   g_test_add_func ("/callsettings/live-change", test_live_change);
   ret = g_test_run ();
   return elements_test_finish (ret, check_leaks);

@@ -432,21 +432,15 @@ test_setup_failed (void)
 static void
 test_setup_stopped (void)
 {
-  GSocketListener *listener = g_socket_listener_new ();
-  GInetAddress *loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  GSocketAddress *any = g_inet_socket_address_new (loopback, 0);
-  GSocketAddress *bound = NULL;
+  guint16 port;
+  GSocketListener *listener = elements_test_silent_port (&port);
   GError *error = NULL;
   GstElement *pipeline;
   GstMessage *msg;
   gchar *description;
 
-  g_socket_listener_add_address (listener, any, G_SOCKET_TYPE_STREAM,
-      G_SOCKET_PROTOCOL_TCP, NULL, &bound, &error);
-  g_assert_no_error (error);
   description = g_strdup_printf ("donarsrc tor-control=%u callee=true ! "
-      "fakesink", g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS
-          (bound)));
+      "fakesink", port);
   pipeline = gst_parse_launch (description, &error);
   g_assert_no_error (error);
   pause_until_start (pipeline);
@@ -463,9 +457,6 @@ test_setup_stopped (void)
 
   elements_test_stop (pipeline);
   g_free (description);
-  g_object_unref (bound);
-  g_object_unref (any);
-  g_object_unref (loopback);
   g_socket_listener_close (listener);
   g_object_unref (listener);
 }

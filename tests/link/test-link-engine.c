@@ -18,8 +18,8 @@ static GThread *test_thread;
 typedef struct
 {
   GMutex lock;
-  guint counts[DONAR_LINK_EVENT_PEER_ENDED + 1];
-  gchar *last_message[DONAR_LINK_EVENT_PEER_ENDED + 1];
+  guint counts[DONAR_LINK_EVENT_NO_LINK_YET + 1];
+  gchar *last_message[DONAR_LINK_EVENT_NO_LINK_YET + 1];
 } Events;
 
 static void
@@ -390,6 +390,53 @@ test_peer_unreachable (void)
   events_clear (&events);
 }
 
+/* A caller whose links never come up is told why before peer_timeout_us
+ * (NO_LINK_YET, once): a callee that closes each link on a HELLO made with
+ * another secret, and a port where nothing listens. */
+static void
+test_no_link_yet (void)
+{
+  Events callee_events = { 0 }, wrong_events = { 0 }, gone_events = { 0 };
+  DonarLinkEngine *callee = start_callee (&callee_events);
+  DonarLinkEngineSettings s;
+  DonarLinkEngine *wrong, *gone;
+  const gchar *explanation;
+
+  settings_for (&s, DONAR_ROLE_CALLER, "another secret of thirty-two bytes");
+  s.no_link_warning_us = 300 * G_TIME_SPAN_MILLISECOND;
+  wrong = start_caller_with (&s, donar_link_engine_get_listen_port (callee),
+      &wrong_events);
+  settings_for (&s, DONAR_ROLE_CALLER, secret);
+  s.no_link_warning_us = 300 * G_TIME_SPAN_MILLISECOND;
+  gone = start_caller_with (&s, unused_port (), &gone_events);
+
+  wait_for_message (&wrong_events, DONAR_LINK_EVENT_NO_LINK_YET, 1,
+      "the peer closed the link on our greeting: wrong secret");
+  g_assert_cmpstr (donar_link_engine_get_failure (wrong, &explanation), ==,
+      "wrong-secret");
+  g_assert_nonnull (strstr (explanation, "wrong secret"));
+  wait_for_message (&gone_events, DONAR_LINK_EVENT_NO_LINK_YET, 1,
+      "nothing listens at the callee's port");
+  g_assert_cmpstr (donar_link_engine_get_failure (gone, NULL), ==,
+      "connect-refused");
+  /* Once, and the call goes on until peer_timeout_us. */
+  g_usleep (600 * 1000);
+  g_assert_cmpuint (count (&wrong_events, DONAR_LINK_EVENT_NO_LINK_YET), ==, 1);
+  g_assert_cmpuint (count (&wrong_events, DONAR_LINK_EVENT_PEER_UNREACHABLE),
+      ==, 0);
+  g_assert_cmpint (donar_link_engine_get_end (wrong, NULL), ==,
+      DONAR_LINK_END_NONE);
+  /* A callee says nothing of the kind: it waits for its caller. */
+  g_assert_cmpuint (count (&callee_events, DONAR_LINK_EVENT_NO_LINK_YET), ==,
+      0);
+  donar_link_engine_free (wrong);
+  donar_link_engine_free (gone);
+  donar_link_engine_free (callee);
+  events_clear (&callee_events);
+  events_clear (&wrong_events);
+  events_clear (&gone_events);
+}
+
 /* Hang-up: the caller's BYE reaches the callee after every frame sent
  * before it; the callee says why, its links close without a LINK_DOWN
  * each, and whoever waits on its frames is told at once.  The caller's
@@ -725,6 +772,7 @@ main (int argc, char **argv)
   g_test_add_func ("/link-engine/call-both-ways", test_call_both_ways);
   g_test_add_func ("/link-engine/strangers-rejected", test_strangers_rejected);
   g_test_add_func ("/link-engine/peer-unreachable", test_peer_unreachable);
+  g_test_add_func ("/link-engine/no-link-yet", test_no_link_yet);
   g_test_add_func ("/link-engine/hang-up", test_hang_up);
   g_test_add_func ("/link-engine/peer-lost-after-the-call",
       test_peer_lost_after_the_call);

@@ -2,6 +2,7 @@
  * queue, the backoff, the loop's guard against SIGPIPE. */
 #include "donar-backoff.h"
 #include "donar-call-address.h"
+#include "donar-link-failure.h"
 #include "donar-link-sigpipe.h"
 #include "donar-record-queue.h"
 
@@ -170,6 +171,54 @@ test_sigpipe_guard (void)
   close (pair[0]);
 }
 
+/* What a dial saw, as the user is told it: tor's ExtendedErrors and the
+ * classic codes, a port that is not a SocksPort; and which cause wins. */
+static void
+test_failure_from_socks (void)
+{
+  const struct
+  {
+    DonarSocksError error;
+    DonarSocksStage stage;
+    gint first_byte;
+    const gchar *name;
+  } cases[] = {
+    {DONAR_SOCKS_ERROR_ONION_DESCRIPTOR_NOT_FOUND, DONAR_SOCKS_STAGE_CONNECT,
+        5, "descriptor-not-found"},
+    {DONAR_SOCKS_ERROR_ONION_INTRODUCTION_TIMED_OUT,
+        DONAR_SOCKS_STAGE_CONNECT, 5, "introduction-failed"},
+    {DONAR_SOCKS_ERROR_ONION_BAD_CLIENT_AUTH, DONAR_SOCKS_STAGE_CONNECT, 5,
+        "client-auth-wrong"},
+    {DONAR_SOCKS_ERROR_HOST_UNREACHABLE, DONAR_SOCKS_STAGE_CONNECT, 5,
+        "onion-unreachable"},
+    {DONAR_SOCKS_ERROR_CONNECTION_REFUSED, DONAR_SOCKS_STAGE_CONNECT, 5,
+        "onion-refused"},
+    {DONAR_SOCKS_ERROR_GENERAL_FAILURE, DONAR_SOCKS_STAGE_CONNECT, 5,
+        "tor-failed"},
+    {DONAR_SOCKS_ERROR_BAD_VERSION, DONAR_SOCKS_STAGE_METHOD, 'H',
+        "socks-http"},
+    {DONAR_SOCKS_ERROR_BAD_VERSION, DONAR_SOCKS_STAGE_METHOD, 4,
+        "socks-not-socks"},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    g_assert_cmpstr (donar_link_failure_to_string
+        (donar_link_failure_from_socks (cases[i].error, cases[i].stage,
+                cases[i].first_byte)), ==, cases[i].name);
+  /* A SocksPort that is not one explains everything after it; a wrong
+   * secret explains more than a descriptor not found. */
+  g_assert_cmpint (donar_link_failure_max (DONAR_LINK_FAILURE_SOCKS_HTTP,
+          DONAR_LINK_FAILURE_WRONG_SECRET), ==, DONAR_LINK_FAILURE_SOCKS_HTTP);
+  g_assert_cmpint (donar_link_failure_max
+      (DONAR_LINK_FAILURE_DESCRIPTOR_NOT_FOUND,
+          DONAR_LINK_FAILURE_WRONG_SECRET), ==,
+      DONAR_LINK_FAILURE_WRONG_SECRET);
+  g_assert_nonnull (strstr (donar_link_failure_explain
+          (DONAR_LINK_FAILURE_CONNECT_REFUSED, TRUE), "tor's SocksPort"));
+  g_assert_nonnull (strstr (donar_link_failure_explain
+          (DONAR_LINK_FAILURE_CONNECT_REFUSED, FALSE), "callee's port"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -180,5 +229,6 @@ main (int argc, char **argv)
       test_record_queue_drops_oldest);
   g_test_add_func ("/backoff/doubles", test_backoff);
   g_test_add_func ("/sigpipe/guard", test_sigpipe_guard);
+  g_test_add_func ("/link-failure/from-socks", test_failure_from_socks);
   return g_test_run ();
 }

@@ -4,7 +4,8 @@
 # only its address's x25519 key opens (ADD_ONION ClientAuthV3).  A caller
 # with the whole address gives its tor the key (ONION_CLIENT_AUTH_ADD) and
 # carries the call; one without the key, or with another key, gets a clear
-# error at once and exit status 1, not a hang; a malformed key is refused
+# error at once and exit status 1, not a hang; one with the key and another
+# secret hears why within 10 s (no-link-yet); a malformed key is refused
 # before any tor is started.  Everything started is
 # stopped by PID, also on failure.
 #
@@ -16,7 +17,8 @@ donar_call=$2
 python=$3
 work=$(mktemp -d "${TMPDIR:-/tmp}/donar-torsim-auth.XXXXXX")
 source "$(dirname "$0")/processes.sh"
-logs=(torsim.log callee.log caller.log none.log other.log bad.log caller.json)
+logs=(torsim.log callee.log caller.log none.log other.log secret.log bad.log
+  caller.json)
 
 "$torsim" --port-file "$work/ports" --seed 2 > "$work/torsim.log" 2>&1 &
 pids+=($!)
@@ -52,6 +54,22 @@ timeout 20 "$donar_call" caller "$wrong" --tor-control "$CONTROL_PORT" \
   --seconds 5 --setup-timeout 10 > /dev/null 2> "$work/other.log" || status=$?
 [ "$status" -eq 1 ] || { echo "wrong key: exit status $status, not 1" >&2; exit 1; }
 grep -q "rejected the client authorization" "$work/other.log"
+
+# The right key, another secret: tor opens the streams, the callee closes
+# each on our HELLO.  donar-call says why within 10 s, --quiet or not,
+# then fails at its peer timeout.
+secret=${address#*secret=}
+secret=${secret%%&*}
+case ${secret:0:1} in f) digit=e ;; *) digit=f ;; esac
+start=$SECONDS
+status=0
+timeout 30 "$donar_call" caller "${address/secret=$secret/secret=$digit${secret:1}}" \
+  --tor-control "$CONTROL_PORT" --quiet --seconds 5 --wait-links 1 \
+  --peer-timeout 10 --setup-timeout 20 > /dev/null 2> "$work/secret.log" \
+  || status=$?
+[ "$status" -eq 1 ] || { echo "wrong secret: exit status $status, not 1" >&2; exit 1; }
+grep -q "no-link-yet: no link to the callee after .* wrong secret" "$work/secret.log"
+echo "wrong secret: $(grep no-link-yet "$work/secret.log"), status 1 after $((SECONDS - start)) s" >&2
 
 # A key of the wrong length: said at once, before any tor is launched
 # (there is none to reach here: a launched tor would still be

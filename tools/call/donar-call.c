@@ -132,7 +132,8 @@ on_event (const DonarLinkEvent * event, gpointer user_data)
   if (event->type == DONAR_LINK_EVENT_PEER_UNREACHABLE && !status->unreachable)
     status->unreachable = g_strdup (event->message);
   g_mutex_unlock (&status->lock);
-  if (!status->quiet)
+  /* Why no link came is said even with --quiet: the user waits for it. */
+  if (!status->quiet || event->type == DONAR_LINK_EVENT_NO_LINK_YET)
     g_printerr ("donar-call: %s: %s\n",
         donar_link_event_type_to_string (event->type), event->message);
 }
