@@ -371,6 +371,8 @@ def measure(args, keep, network, command):
            'seconds': args.seconds, 'calls_per_policy': args.calls_per_policy,
            'at_once': args.at_once, 'seed': args.seed,
            'scale': network['scale'], 'sets': network['sets'],
+           # tornet.sh's defaults and --set, as they were when it ran
+           'params': network['params'],
            'cross_flows': network['cross_flows'], 'loads': [load_average()],
            'rounds': [], 'wall_s': None}
     manifest = []
@@ -981,10 +983,9 @@ def network_facts(net_dir):
 
 def report(args, keep, command):
     run = json.load(open(os.path.join(keep, 'run.json')))
-    defaults = tornet_defaults()
     network = {'scale': run['scale'], 'cross_flows': run['cross_flows'],
-               'sets': run['sets'],
-               'params': relay_parameters(defaults['sets'], run['sets'])}
+               'sets': run['sets'], 'params': run['params'] if 'params' in run
+               else relay_parameters(tornet_defaults()['sets'], run['sets'])}
     facts = network_facts(os.path.join(keep, 'run', 'net'))
     results, cells, manifest = collect(keep, run['seconds'])
     tor = {label: summarize(results[label], cells[label])
