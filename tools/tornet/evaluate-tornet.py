@@ -84,9 +84,13 @@ DROP_FRAMES = 25             # 1 s of frames missing in a row
 DROP_AFTER_MS = 1000         # later than this counts as missing
 CALLS_PER_POLICY = 24
 SECONDS = 120
-# 12 calls at once (24 donar-call processes of 12 links, both tors and the
-# network's 19 tor processes) kept the 1-min load of 2 shared cores at
-# about 4 in the smoke runs; 12 rounds of some 2.6 min fit the hour.
+# 12 calls at once, 2 of each policy: 144 calls of 2 minutes in 12 rounds
+# of about 3.2 min (a smoke round of 60-s calls took 127 s: up to 40 s for
+# the slowest call's 12 links, 15 s of hang-up), some 40 min with the
+# network's start, donar-sim and the voice. 6 at once would take 24
+# rounds, over the hour. The smoke round's own processes (tors, shaper,
+# donar-call, cross traffic) took about one of the 2 cores; the 1-min load
+# was 4.0-5.1 with other sessions' jobs on the other.
 AT_ONCE = 12
 # The next round's tors start this long before the current calls end:
 # bootstrapping takes 10-25 s here.
@@ -325,6 +329,7 @@ def run_round(args, procs, call_bin, keep, r, tors, calls, prepare_next):
     t0 = time.monotonic()
     dialed_at = next_tors = None
     next_snap = 0.0
+    load_max = 0.0
     tor_ctl = [('caller',) + tuple(caller), ('callee',) + tuple(callee)]
     with open(os.path.join(keep, f'round{r:02d}-circuits.txt'), 'w') as circ:
         while running:
@@ -332,6 +337,7 @@ def run_round(args, procs, call_bin, keep, r, tors, calls, prepare_next):
             if now >= next_snap:
                 next_snap = now + 10
                 cal.snapshot_circuits(tor_ctl, circ, now - t0)
+                load_max = max(load_max, float(load_average().split()[0]))
             running = [c for c in running if not c.step()]
             if dialed_at is None and all(c.caller is not None for c in running):
                 dialed_at = now
@@ -344,7 +350,7 @@ def run_round(args, procs, call_bin, keep, r, tors, calls, prepare_next):
     if next_tors is None and prepare_next is not None:
         next_tors = prepare_next()
     return {'round': r, 'guards': guards, 'wall_s': time.monotonic() - t0,
-            'load': load_average()}, next_tors
+            'load': load_average(), 'load_max': load_max}, next_tors
 
 
 def measure(args, keep, network, command):
@@ -406,8 +412,17 @@ def measure(args, keep, network, command):
                          for c in calls]
             json.dump(manifest, open(os.path.join(keep, 'calls.json'), 'w'),
                       indent=1)
-            facts, tors = run_round(args, procs, call_bin, keep, r,
-                                    ready_tors(tors), calls, prepare(r + 1))
+            try:
+                ready = ready_tors(tors)
+            except RuntimeError as e:
+                # One pair that does not bootstrap must not end an hour's
+                # run: another, once.
+                log(f'round {r}: {e}; fresh tors again')
+                procs.stop([tors[1][2], tors[2][2]])
+                ready = ready_tors(start_tors(
+                    procs, os.path.join(work, f'round{r:02d}-again'), include))
+            facts, tors = run_round(args, procs, call_bin, keep, r, ready,
+                                    calls, prepare(r + 1))
             run['rounds'].append(facts)
             run['loads'].append(facts['load'])
             json.dump(run, open(os.path.join(keep, 'run.json'), 'w'), indent=1)
@@ -434,7 +449,7 @@ def progress(keep, seconds, calls, r, n_rounds, facts, t0):
     minutes = (time.monotonic() - t0) / 60
     log(f'round {r + 1}/{n_rounds} done ({minutes:.1f} min, about '
         f'{minutes / (r + 1) * (n_rounds - r - 1):.0f} to go; load '
-        f'{facts["load"]}; guards: caller {",".join(facts["guards"]["caller"])}'
+        f'{facts["load"]}, 1-min at most {facts["load_max"]:.1f}; guards: caller {",".join(facts["guards"]["caller"])}'
         f', callee {",".join(facts["guards"]["callee"])}); successful: '
         + ', '.join(f'{label} {t[0]}/{t[1]}' + (f' ({t[2]} never set up)'
                                                 if t[2] else '')
@@ -797,6 +812,8 @@ def round_rows(manifest, run):
 def render(run, network, facts, calibration_lines, tor, sim, sim_commands,
            voices, voice_calls, manifest, report_command, keep):
     loads = [float(x.split()[0]) for x in run['loads'][1:]] or [0.0]
+    loads_max = [f.get('load_max', 0.0) for f in run.get('rounds', [])]
+    loads_max = max(loads_max) if loads_max else max(loads)
     rows = ['| policy | calls (never set up) | successful % [95 %] | '
             'dropped % | p50 / p99 / p99.9 ms | cells/s | donar-sim: '
             'successful % [95 %] | dropped % | p50 / p99 / p99.9 ms | error of '
@@ -872,7 +889,8 @@ def render(run, network, facts, calibration_lines, tor, sim, sim_commands,
         'launches its tor), so new guards each round; every call on its own '
         'onion, every link on its own circuit. Load average (1 min, 2 cores '
         f'shared with other sessions) at the end of the rounds: '
-        f'{min(loads):.1f}-{max(loads):.1f}. A call counts as donar-sim '
+        f'{min(loads):.1f}-{max(loads):.1f}, {loads_max:.1f} at most during '
+        'them (every 10 s). A call counts as donar-sim '
         'counts it (tools/sim/sim-report.c): *successful* when 99 % of the '
         f'frames of each direction came within {DEADLINE_MS} ms, *dropped* '
         f'when {DROP_FRAMES} frames in a row were missing or later than '
