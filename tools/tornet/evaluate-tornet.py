@@ -322,7 +322,6 @@ def run_round(args, procs, call_bin, keep, r, tors, calls, prepare_next):
     round's facts and the next round's tors."""
     cal = calibration()
     caller, callee, tor_procs = tors
-    guards = {'caller': entry_guards(*caller), 'callee': entry_guards(*callee)}
     running = [cal.Call(procs, call_bin, keep, c['name'], args.seconds, caller,
                         callee, options=c['options'],
                         links=links_of(c['options'])) for c in calls]
@@ -346,6 +345,9 @@ def run_round(args, procs, call_bin, keep, r, tors, calls, prepare_next):
                     and now - dialed_at > args.seconds - PREPARE_S):
                 next_tors = prepare_next()
             time.sleep(0.2)
+    # At the end: when it has just bootstrapped, a tor may not have tried
+    # its second guard yet.
+    guards = {'caller': entry_guards(*caller), 'callee': entry_guards(*callee)}
     procs.stop(tor_procs)
     if next_tors is None and prepare_next is not None:
         next_tors = prepare_next()
