@@ -85,12 +85,13 @@ DROP_AFTER_MS = 1000         # later than this counts as missing
 CALLS_PER_POLICY = 24
 SECONDS = 120
 # 12 calls at once, 2 of each policy: 144 calls of 2 minutes in 12 rounds
-# of about 3.2 min (a smoke round of 60-s calls took 127 s: up to 40 s for
-# the slowest call's 12 links, 15 s of hang-up), some 40 min with the
-# network's start, donar-sim and the voice. 6 at once would take 24
-# rounds, over the hour. The smoke round's own processes (tors, shaper,
-# donar-call, cross traffic) took about one of the 2 cores; the 1-min load
-# was 4.0-5.1 with other sessions' jobs on the other.
+# of 2.5-3 min (smoke rounds of 60-s calls took 78-127 s: up to 40 s for
+# the slowest call's 12 links, some 15 s of hang-up; the next round's tors
+# bootstrap meanwhile), some 35-40 min with the network's start, donar-sim
+# and the voice. 6 at once would take 24 rounds, over the hour. In the
+# smoke rounds our processes (tors, shaper, donar-call, cross traffic)
+# took about one of the 2 cores; the 1-min load was 4.0-6.7 with other
+# sessions' jobs on the other.
 AT_ONCE = 12
 # The next round's tors start this long before the current calls end:
 # bootstrapping takes 10-25 s here.
@@ -1094,7 +1095,8 @@ def main():
                'params': relay_parameters(defaults['sets'], args.set)}
     if args.calibrate and not args.report_only:
         cmd = [sys.executable, os.path.join(HERE, 'calibrate-tornet.py'),
-               '--build', args.build, '--scale', str(network['scale']),
+               '--build', args.build, '--docs', args.docs,
+               '--scale', str(network['scale']),
                '--cross-flows', str(network['cross_flows'])]
         for s in args.set:
             cmd += ['--set', s]
