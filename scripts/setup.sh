@@ -144,8 +144,13 @@ case "${1:-run}" in
     ;;
   evaluate-tor)
     # The section "Over real tor" of docs/evaluation.md
-    # (tools/tornet/evaluate-tornet.py, about 30 minutes): tor and
-    # tor-gencert, python3 and matplotlib.
+    # (tools/tornet/evaluate-tornet.py, under an hour): tor and tor-gencert,
+    # python3, matplotlib and pesq.  First the calibration check, in
+    # seconds: docs/tornet-calibration.json must hold a calibration of the
+    # network tornet.sh starts (its scale and relay parameters) that met
+    # its share targets, else nothing runs.  --calibrate runs that
+    # calibration first (tornet.sh calibrate, some 25 minutes);
+    # --check-calibration runs the check alone.
     install_missing "${packages[@]}" "${evaluation_packages[@]}"
     python_venv
     build

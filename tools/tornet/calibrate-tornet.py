@@ -86,9 +86,7 @@ def tornet_default_scale():
 def tornet_default_sets():
     """TORNET_SETS of tornet.sh: the NAME=VALUE the network takes before
     any --set of the command line."""
-    text = open(os.path.join(HERE, 'tornet.sh')).read()
-    m = re.search(r'^readonly TORNET_SETS="([^"]*)"', text, re.M)
-    return m.group(1).split() if m else []
+    return ev.tornet_defaults()['sets']
 
 
 def effective_sets(defaults, given):
@@ -157,10 +155,14 @@ def wait_bootstrapped(d, deadline_s=90):
 
 
 class Call:
-    """One single-link call: its callee publishes, then its caller dials."""
+    """One call (single-link unless options say otherwise; links: the
+    links both ends wait for): its callee publishes, then its caller
+    dials."""
 
-    def __init__(self, procs, call_bin, keep, name, seconds, caller, callee):
+    def __init__(self, procs, call_bin, keep, name, seconds, caller, callee,
+                 options=SIMPLE, links=1):
         self.procs, self.call_bin = procs, call_bin
+        self.options, self.links = list(options), str(links)
         self.base = os.path.join(keep, name)
         self.name, self.seconds = name, seconds
         self.caller_tor, self.callee_tor = caller, callee
@@ -174,8 +176,9 @@ class Call:
             [call_bin, 'callee', '--tor-control', str(port), '--tor-cookie',
              cookie, '--seconds', str(seconds + 120), '--address-file',
              self.base + '-address', '--setup-timeout', '90', '--wait-links',
-             '1', '--json', '--frame-log', self.base + '-callee.csv']
-            + SIMPLE, self.base + '-callee.json', self.base + '-callee.log')
+             self.links, '--json', '--frame-log', self.base + '-callee.csv']
+            + self.options, self.base + '-callee.json',
+            self.base + '-callee.log')
         self.started = time.monotonic()
 
     def published(self):
@@ -188,8 +191,8 @@ class Call:
         self.caller = self.procs.start(
             [self.call_bin, 'caller', address, '--tor-control', str(port),
              '--tor-cookie', cookie, '--seconds', str(self.seconds),
-             '--wait-links', '1', '--setup-timeout', '60', '--json',
-             '--frame-log', self.base + '-caller.csv'] + SIMPLE,
+             '--wait-links', self.links, '--setup-timeout', '60', '--json',
+             '--frame-log', self.base + '-caller.csv'] + self.options,
             self.base + '-caller.json', self.base + '-caller.log')
 
     def step(self):
@@ -649,6 +652,9 @@ def main():
     if not args.report_only:
         meta = measure(args, keep, scale)
         meta.update({'command': command,
+                     # tornet.sh applied these before --set: the run's
+                     # relay parameters are both (evaluate-tornet.py).
+                     'default_sets': ev.tornet_defaults()['sets'],
                      'date': time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()),
                      'scale': scale})
         json.dump(meta, open(meta_path, 'w'))
@@ -694,6 +700,7 @@ def main():
             'wall_min': meta['wall_min'], 'load': meta['load'],
             'loads': meta['loads'], 'testbed': tb, 'never': never,
             'outside': outside, 'calls': calls,
+            'default_sets': meta.get('default_sets', []),
             'relays': meta.get('relays', {}),
             'cross_guards': meta.get('cross_guards', [])}
         with open(json_path, 'w') as f:

@@ -11,16 +11,24 @@
 #   tornet.sh stop DIR
 #   tornet.sh status DIR
 #   tornet.sh calibrate [calibrate-tornet.py's options]
+#   tornet.sh defaults
 #
 # --scale F multiplies every relay's base delay and spikes (donar-shaper
 # --scale); its default and the relays' capacities are the testbed's
 # calibration (TORNET_SCALE and TORNET_SETS below, docs/tornet.md
-# "Calibration"); a --set of the command line comes after TORNET_SETS. `calibrate` runs the single-link calls that
-# check it against the model's targets (tools/tornet/calibrate-tornet.py).
+# "Calibration"). `calibrate` runs the single-link calls that check it
+# against the model's targets (tools/tornet/calibrate-tornet.py).
+# TORNET_SETS are the calibrated relay parameters that `start` applies
+# before any --set of its own (a later --set of the same name wins).
+# `defaults` prints the testbed's defaults (scale=F, cross_flows=N, a
+# set=NAME=VALUE line each), so that the tools that run on it and judge
+# its calibration (evaluate-tornet.py) read them from here, not a copy.
 #
 # `start` prints tor-network.sh's variables (and writes them to DIR/env),
-# plus TOR_SHAPER_RELAYS, TOR_CALL_GUARD (the network client's guard, which
-# a caller through TOR_SOCKS_PORT uses), TOR_CROSS_GUARDS and TOR_CROSS_DIR.
+# plus TOR_SHAPER_RELAYS, TOR_SHAPER_SCALE, TOR_SHAPER_SETS (the --set values
+# in force, NAME=VALUE,...), TOR_CALL_GUARD (the network client's guard,
+# which a caller through TOR_SOCKS_PORT uses), TOR_CROSS_GUARDS and
+# TOR_CROSS_DIR.
 # Every process is in DIR/pids and stopped by PID (`stop`).
 set -euo pipefail
 
@@ -53,9 +61,10 @@ readonly TORNET_SCALE=0.6
 # and 66 %; at 1000 KiB/s 21 and 0 %; at 500 KiB/s 56 % of 91 30-s calls,
 # the one capacity of the three within the targets' 8 points (docs/tornet.md,
 # "Calibration": the 5-min calls still miss).  Chosen once, from those
-# single-link calls, before any policy ran on it.  Space-separated
-# NAME=VALUE, given to the network before any --set of the command line.
-readonly TORNET_SETS="guard_bandwidth_median_kib=500"
+# single-link calls, before any policy ran on it.  The calibrated relay
+# parameters of docs/netmodel.md (NAME=VALUE each), applied as `--set` to
+# the shaper and the capacities before any --set of the command line.
+readonly -a TORNET_SETS=(guard_bandwidth_median_kib=500)
 
 tornet_usage () {
   cat >&2 <<EOF
@@ -65,6 +74,7 @@ usage: $0 start DIR [--seed S] [--scale F] [--relays N] [--exits N]
        $0 stop DIR
        $0 status DIR
        $0 calibrate [tools/tornet/calibrate-tornet.py's options]
+       $0 defaults
 EOF
   exit 2
 }
@@ -112,8 +122,8 @@ tornet_start () {
   [ $# -ge 1 ] || tornet_usage
   local dir=$1; shift
   local seed=3 scale=$TORNET_SCALE relays=$TORNET_RELAYS exits=$TORNET_EXITS
-  local sets=() default_set
-  for default_set in $TORNET_SETS; do sets+=(--set "$default_set"); done
+  local sets=() s
+  for s in "${TORNET_SETS[@]}"; do sets+=(--set "$s"); done
   local cross_guards=$TORNET_CROSS_GUARDS cross_flows=$TORNET_CROSS_FLOWS
   local file_mib=$TORNET_FILE_MIB call_guard=1 timeout=$DEFAULT_TIMEOUT
   local shaper=$TORNET_ROOT/build/tools/donar-shaper
@@ -178,8 +188,12 @@ tornet_start () {
     done
   fi
   log "$(elapsed_since "$t_start") s: call guard $guard; cross traffic: $cross_flows flows through each of ${guards[*]:-no guard}"
+  # The relay parameters in force, defaults first: NAME=VALUE,...
+  local given=() i
+  for (( i = 1; i < ${#sets[@]}; i += 2 )); do given+=("${sets[$i]}"); done
   {
     printf 'TOR_SHAPER_SCALE=%s\n' "$scale"
+    printf 'TOR_SHAPER_SETS=%s\n' "$(IFS=,; echo "${given[*]}")"
     printf 'TOR_CALL_GUARD=%s\n' "$guard"
     printf 'TOR_CROSS_GUARDS=%s\n' "$(IFS=,; echo "${guards[*]}")"
     printf 'TOR_CROSS_DIR=%q\n' "$NETDIR/cross"
@@ -189,12 +203,16 @@ tornet_start () {
 
 tornet_main () {
   [ $# -ge 1 ] || tornet_usage
-  local cmd=$1; shift
+  local cmd=$1 s; shift
   case $cmd in
     start) tornet_start "$@" ;;
     stop) cmd_stop "$@" ;;
     status) cmd_status "$@" ;;
     calibrate) exec python3 "$TORNET_HERE/calibrate-tornet.py" "$@" ;;
+    defaults)
+      printf 'scale=%s\ncross_flows=%s\n' "$TORNET_SCALE" "$TORNET_CROSS_FLOWS"
+      for s in "${TORNET_SETS[@]}"; do printf 'set=%s\n' "$s"; done
+      ;;
     *) tornet_usage ;;
   esac
 }

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""The report of tools/tornet/evaluate-tornet.py from a small kept run made
+up here (no tor): 4-second calls whose frame logs say by construction which
+calls are successful, dropped or never set up, figures worked out by hand
+(the Wilson interval of 20 of 24: 64.2-93.3 %), the targets' verdicts, the
+calibration check, and the section spliced between the markers of the page.
+
+    check-evaluate-tornet.py EVALUATE_TORNET_PY BUILD_DIR
+"""
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SECONDS = 4
+FRAMES = SECONDS * 1000 // 40
+
+
+def fail(message):
+    print(f'check-evaluate-tornet: {message}', file=sys.stderr)
+    sys.exit(1)
+
+
+def write_log(path, latencies):
+    with open(path, 'w') as f:
+        f.write('seq,sent_ms,arrival_ms\n')
+        for i, x in enumerate(latencies):
+            f.write(f'{i},{i * 40},{"" if x is None else i * 40 + x}\n')
+
+
+def good():
+    return [200.0] * FRAMES
+
+
+def late():
+    """2 frames of 100 late: under 99 % in time, not dropped."""
+    lat = good()
+    lat[10] = lat[11] = 600.0
+    return lat
+
+
+def dropped():
+    """30 frames lost in a row (and so not successful either)."""
+    lat = good()
+    lat[20:50] = [None] * 30
+    return lat
+
+
+def make_run(keep, ev, defaults):
+    net = os.path.join(keep, 'run', 'net')
+    os.makedirs(os.path.join(net, 'cross'))
+    with open(os.path.join(net, 'relays'), 'w') as f:
+        f.write('relay1 model_relay=3 base_us=12000 capacity_kib=200 '
+                'listen=1 target=2 exit=0\n'
+                'relay2 model_relay=4 base_us=30000 capacity_kib=600 '
+                'listen=3 target=4 exit=1\n')
+    with open(os.path.join(net, 'env'), 'w') as f:
+        f.write(f'TOR_SHAPER_RELAYS={net}/relays\nTOR_CROSS_GUARDS=relay1,'
+                f'relay2\nTOR_CROSS_DIR={net}/cross\n')
+    json.dump({'flows': [{'kib_per_s': 40.0, 'socks_port': 1}]},
+              open(os.path.join(net, 'cross', 'summary.json'), 'w'))
+    # SIMPLE: 20 successful of 24, one of the 4 others dropped; TORFONE:
+    # one successful, one never set up; the DONAR policies one call each,
+    # ADAPTIVE budget 1 late.
+    calls = []
+    fates = {'SIMPLE': ['good'] * 20 + ['late'] * 3 + ['dropped'],
+             'TORFONE': ['good', 'never'],
+             'ALTERNATE': ['good'], 'DOUBLE-SEND': ['good'],
+             'ADAPTIVE budget 1': ['late'], 'ADAPTIVE budget 2': ['good']}
+    for label, _ in ev.POLICIES:
+        for i, fate in enumerate(fates[label]):
+            name = f'round00-{ev.slug(label)}-{i}'
+            calls.append({'name': name, 'policy': label, 'round': i % 2})
+            base = os.path.join(keep, name)
+            if fate == 'never':
+                write_log(base + '-callee.csv', [])
+                continue
+            lat = {'good': good, 'late': late, 'dropped': dropped}[fate]()
+            write_log(base + '-callee.csv', lat)
+            write_log(base + '-caller.csv', good())
+    json.dump(calls, open(os.path.join(keep, 'calls.json'), 'w'))
+    json.dump({'command': 'python3 tools/tornet/evaluate-tornet.py',
+               'date': '2026-11-27 16:00 UTC', 'seconds': SECONDS,
+               'calls_per_policy': 24, 'at_once': 12, 'seed': 3,
+               'scale': defaults['scale'], 'sets': [],
+               'cross_flows': defaults['cross_flows'],
+               'loads': ['0.5 0.5 0.5', '2.5 2.0 1.0', '3.5 2.0 1.0'],
+               'rounds': [{'round': 0, 'load': '2.5 2.0 1.0', 'wall_s': 9,
+                           'guards': {'caller': ['relay1', 'relay2'],
+                                      'callee': ['relay2']}}],
+               'wall_s': 600}, open(os.path.join(keep, 'run.json'), 'w'))
+
+
+def make_docs(docs, defaults, outside):
+    """The page and a calibration made on tornet.sh's defaults (its relay
+    parameters given as --set, as a calibration run before they were
+    defaults has them)."""
+    os.makedirs(docs)
+    with open(os.path.join(docs, 'evaluation.md'), 'w') as f:
+        f.write('# page\n\n<!-- over real tor begin -->\nOLD SECTION\n'
+                '<!-- over real tor end -->\n\n## Where we differ\n')
+    figures = {'calls': 24, 'unacceptable': 50.0, 'wilson95': [31, 69],
+               'p10_ms': 150, 'p50_ms': 190, 'p90_ms': 260}
+    model = {'unacceptable': 58.6, 'p10_ms': 136, 'p50_ms': 184,
+             'p90_ms': 288}
+    json.dump({'model': {'30s': model, '5min': model}, 'runs': {
+        'scale 0.6': {'scale': defaults['scale'],
+                      'cross_flows': defaults['cross_flows'],
+                      'sets': defaults['sets'],
+                      'at_once': 11, 'command': 'tools/tornet/tornet.sh '
+                      'calibrate', 'date': '2026-11-27 15:00 UTC',
+                      'wall_min': 25, 'load': '2-4',
+                      'testbed': {'30s': figures, '5min': figures},
+                      'never': {'30s': 0, '5min': 1}, 'outside': outside}}},
+              open(os.path.join(docs, 'tornet-calibration.json'), 'w'))
+
+
+def main():
+    script, build = sys.argv[1], sys.argv[2]
+    spec = importlib.util.spec_from_file_location('evaluate_tornet', script)
+    ev = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ev)
+    lo, hi = ev.wilson(20, 24)
+    if abs(lo - 64.15) > 0.05 or abs(hi - 93.32) > 0.05:
+        fail(f'Wilson 95 % of 20/24: {lo:.2f}-{hi:.2f}, not 64.15-93.32')
+    defaults = ev.tornet_defaults()
+    network = {'scale': defaults['scale'],
+               'cross_flows': defaults['cross_flows'],
+               'params': ev.relay_parameters(defaults['sets'])}
+    with tempfile.TemporaryDirectory() as tmp:
+        keep, docs = os.path.join(tmp, 'keep'), os.path.join(tmp, 'docs')
+        make_run(keep, ev, defaults)
+        make_docs(docs, defaults, [])
+        if ev.check_calibration(docs, network) is not None:
+            fail('the calibration check failed a calibration that met its '
+                 'targets: ' + ev.check_calibration(docs, network))
+        wrong = ev.check_calibration(docs, dict(network, scale=0.5))
+        if wrong is None or 'no calibration of this network' not in wrong:
+            fail(f'the check passed a calibration of another scale: {wrong}')
+        proc = subprocess.run(
+            [sys.executable, script, '--report-only', '--no-voice',
+             '--build', build, '--keep', keep, '--docs', docs,
+             '--sim-calls', '2'], capture_output=True, text=True)
+        if proc.returncode != 0:
+            fail(f'--report-only exited {proc.returncode}: {proc.stderr}')
+        section = open(os.path.join(docs, 'evaluation-tor.md')).read()
+        page = open(os.path.join(docs, 'evaluation.md')).read()
+        if ('<!-- over real tor begin -->\n' + section
+                + '<!-- over real tor end -->') not in page or 'OLD SECTION' in page:
+            fail('the section is not spliced between the page\'s markers')
+        needs = [
+            # 20 of 24, 1 dropped (4 %), every frame 200 ms but 2 x 600
+            # (3 calls) and 30 lost: p99.9 of 4800 frames is the 4795th.
+            '| SIMPLE | 24 (0) | 83 [64-93] | 4 | 200 / 200 / lost |',
+            '| TORFONE | 2 (1) | 100 [21-100] | 0 |',
+            '| ADAPTIVE budget 1 | 1 (0) | 0 [0-79] | 0 |',
+            '| ADAPTIVE budget 2: successful ≥ 90 % | 100 % | met |',
+            '| ADAPTIVE budget 2 ≥ DOUBLE-SEND | 100 % against 100 % | met |',
+            '| ADAPTIVE budget 1 ≥ ALTERNATE + 15 points | 0 % against '
+            '100 % (-100 points) | not met |',
+            '| testbed, scale 0.6, 30s | 24 (0 never set up) | 50.0 [31-69] '
+            '| 150 / 190 / 260 | yes |',
+            '| 0 | 2.5 | relay1, relay2 | relay2 | 10/12 |',
+            '--report-only --keep',
+            'build/tools/donar-sim --calls 2 --duration 4 --seed 3']
+        for needed in needs:
+            if needed not in section:
+                fail(f'the section has no {needed!r}:\n{section}')
+        if not os.path.getsize(os.path.join(docs, 'img',
+                                            'tornet-latency-cdf.png')):
+            fail('no latency CDF')
+        make_docs(os.path.join(tmp, 'docs2'), defaults,
+                  ['30s: 80.0 % unacceptable, the model 58.6 %'])
+        wrong = ev.check_calibration(os.path.join(tmp, 'docs2'), network)
+        if wrong is None or 'missed its share targets' not in wrong:
+            fail(f'the check passed a calibration that missed: {wrong}')
+    print('check-evaluate-tornet: ok')
+
+
+if __name__ == '__main__':
+    main()
