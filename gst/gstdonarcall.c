@@ -320,11 +320,11 @@ gst_donar_call_client_set_property (GstDonarCallClient * client,
   if (client->call && prop_id < GST_DONAR_CALL_N_PROPS) {
     GST_OBJECT_UNLOCK (client->element);
     /* The call was made with the value at start: taking a new one would
-     * make the property lie about the call.  start() runs at NULL to READY
-     * in a sink, READY to PAUSED in a source. */
+     * make the property lie about the call.  Both elements start it at
+     * READY to PAUSED and stop it at PAUSED to READY. */
     GST_ELEMENT_WARNING (client->element, RESOURCE, SETTINGS,
         ("\"%s\" cannot change during a call: it keeps its value until the "
-            "element stops (donarsink: in NULL, donarsrc: in READY).",
+            "element is back in READY or NULL.",
             g_param_spec_get_name ((GParamSpec *) pspec)), (NULL));
     return TRUE;
   }
@@ -1296,8 +1296,8 @@ uri_set_uri (GstURIHandler * handler, const gchar * uri, GError ** error)
   if (client->call) {
     GST_OBJECT_UNLOCK (handler);
     g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_STATE,
-        "The call address cannot change during a call (donarsink: only in "
-        "NULL, donarsrc: in NULL or READY)");
+        "The call address cannot change during a call (only in NULL or "
+        "READY)");
     return FALSE;
   }
   /* Set without a notify: gst-launch-1.0 -v prints the properties it is

@@ -110,8 +110,6 @@ static void gst_donar_sink_get_property (GObject * object, guint prop_id,
 static void gst_donar_sink_finalize (GObject * object);
 static GstStateChangeReturn gst_donar_sink_change_state (GstElement * element,
     GstStateChange transition);
-static gboolean gst_donar_sink_start (GstBaseSink * sink);
-static gboolean gst_donar_sink_stop (GstBaseSink * sink);
 static gboolean gst_donar_sink_set_caps (GstBaseSink * sink, GstCaps * caps);
 static gboolean gst_donar_sink_event (GstBaseSink * sink, GstEvent * event);
 static GstFlowReturn gst_donar_sink_render (GstBaseSink * sink,
@@ -137,8 +135,6 @@ gst_donar_sink_class_init (GstDonarSinkClass * klass)
       "quality", GST_DONAR_AUTHOR);
 
   element_class->change_state = GST_DEBUG_FUNCPTR (gst_donar_sink_change_state);
-  basesink_class->start = GST_DEBUG_FUNCPTR (gst_donar_sink_start);
-  basesink_class->stop = GST_DEBUG_FUNCPTR (gst_donar_sink_stop);
   basesink_class->set_caps = GST_DEBUG_FUNCPTR (gst_donar_sink_set_caps);
   basesink_class->render = GST_DEBUG_FUNCPTR (gst_donar_sink_render);
   basesink_class->event = GST_DEBUG_FUNCPTR (gst_donar_sink_event);
@@ -214,24 +210,9 @@ gst_donar_sink_get_property (GObject * object, guint prop_id, GValue * value,
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
-/* A setup that failed fails PLAYING with its error again: the first may
- * not have been heard (gst_donar_call_client_play ()). */
-static GstStateChangeReturn
-gst_donar_sink_change_state (GstElement * element, GstStateChange transition)
-{
-  GstDonarSink *self = GST_DONAR_SINK (element);
-
-  if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING &&
-      !gst_donar_call_client_play (&self->client))
-    return GST_STATE_CHANGE_FAILURE;
-  return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
-}
-
 static gboolean
-gst_donar_sink_start (GstBaseSink * sink)
+gst_donar_sink_start_call (GstDonarSink * self)
 {
-  GstDonarSink *self = GST_DONAR_SINK (sink);
-
   self->last_caps_us = 0;
   self->caps_too_large = FALSE;
   self->too_large_unwarned = 0;
@@ -240,13 +221,39 @@ gst_donar_sink_start (GstBaseSink * sink)
   return gst_donar_call_client_start (&self->client);
 }
 
-static gboolean
-gst_donar_sink_stop (GstBaseSink * sink)
+/* The call starts at READY to PAUSED and stops at PAUSED to READY, as in
+ * donarsrc, not in GstBaseSink's start () and stop () (NULL to READY and
+ * back): the call properties are flagged changeable in READY
+ * (GST_PARAM_MUTABLE_READY; GStreamer has no flag for NULL alone), so a
+ * value set in READY must make the call.  A setup that failed fails
+ * PLAYING with its error again: the first may not have been heard
+ * (gst_donar_call_client_play ()). */
+static GstStateChangeReturn
+gst_donar_sink_change_state (GstElement * element, GstStateChange transition)
 {
-  GstDonarSink *self = GST_DONAR_SINK (sink);
+  GstDonarSink *self = GST_DONAR_SINK (element);
+  GstStateChangeReturn ret;
 
-  gst_donar_call_client_stop (&self->client);
-  return TRUE;
+  switch (transition) {
+    case GST_STATE_CHANGE_READY_TO_PAUSED:
+      if (!gst_donar_sink_start_call (self))
+        return GST_STATE_CHANGE_FAILURE;
+      break;
+    case GST_STATE_CHANGE_PAUSED_TO_PLAYING:
+      if (!gst_donar_call_client_play (&self->client))
+        return GST_STATE_CHANGE_FAILURE;
+      break;
+    default:
+      break;
+  }
+  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+  /* After the streaming thread has stopped; and a call started for a
+   * READY to PAUSED that failed further on is not left behind. */
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY ||
+      (transition == GST_STATE_CHANGE_READY_TO_PAUSED &&
+          ret == GST_STATE_CHANGE_FAILURE))
+    gst_donar_call_client_stop (&self->client);
+  return ret;
 }
 
 static gboolean

@@ -355,15 +355,13 @@ check_uri_handler (GstURIType type, const gchar * factory_name)
   g_assert_cmpstr (uri, ==, URI);
   g_free (uri);
 
-  /* READY: a source has no call yet (a sink has: its call starts at NULL
-   * to READY, and would dial). */
-  if (type == GST_URI_SRC) {
-    g_assert_cmpint (gst_element_set_state (e, GST_STATE_READY), ==,
-        GST_STATE_CHANGE_SUCCESS);
-    g_assert_true (gst_uri_handler_set_uri (GST_URI_HANDLER (e), URI, &error));
-    g_assert_no_error (error);
-    gst_element_set_state (e, GST_STATE_NULL);
-  }
+  /* READY: neither element has a call yet (it starts at READY to
+   * PAUSED). */
+  g_assert_cmpint (gst_element_set_state (e, GST_STATE_READY), ==,
+      GST_STATE_CHANGE_SUCCESS);
+  g_assert_true (gst_uri_handler_set_uri (GST_URI_HANDLER (e), URI, &error));
+  g_assert_no_error (error);
+  gst_element_set_state (e, GST_STATE_NULL);
   gst_object_unref (e);
 
   /* A callee has no URI to give, and once it is set up takes none. */
