@@ -674,9 +674,15 @@ on_event (const DonarLinkEvent * event, gpointer user_data)
                 event->message));
         break;
       case DONAR_LINK_EVENT_NO_LINK_LEFT:
-        GST_ELEMENT_WARNING (element, RESOURCE, WRITE,
-            ("No link of the call is left open; dialing again."), ("%s",
-                event->message));
+        /* Only a caller dials; a callee's onion waits to be dialed. */
+        if (call->options.role == DONAR_ROLE_CALLER)
+          GST_ELEMENT_WARNING (element, RESOURCE, WRITE,
+              ("No link of the call is left open; dialing again."), ("%s",
+                  event->message));
+        else
+          GST_ELEMENT_WARNING (element, RESOURCE, WRITE,
+              ("No link of the call is left open; waiting for the caller to "
+                  "reconnect."), ("%s", event->message));
         break;
       case DONAR_LINK_EVENT_PEER_UNREACHABLE:
         if (now_ended) {
@@ -712,28 +718,53 @@ on_event (const DonarLinkEvent * event, gpointer user_data)
   g_mutex_unlock (&call->lock);
 }
 
-/* A warning from every element of the call (lib/call's threads). */
+/* A warning or an error from every element of the call (lib/call's
+ * threads). */
 static void
-warn_clients (GstDonarCall * call, GstResourceError code, const gchar * text,
-    const gchar * debug)
+post_to_clients (GstDonarCall * call, GstMessageType type,
+    GstResourceError code, const gchar * text, const gchar * debug)
 {
   g_mutex_lock (&call->lock);
   for (GList * l = call->clients; l; l = l->next)
     gst_element_message_full (((GstDonarCallClient *) l->data)->element,
-        GST_MESSAGE_WARNING, GST_RESOURCE_ERROR, code, g_strdup (text),
-        g_strdup (debug), __FILE__, GST_FUNCTION, __LINE__);
+        type, GST_RESOURCE_ERROR, code, g_strdup (text), g_strdup (debug),
+        __FILE__, GST_FUNCTION, __LINE__);
   g_mutex_unlock (&call->lock);
 }
 
+static void
+warn_clients (GstDonarCall * call, GstResourceError code, const gchar * text,
+    const gchar * debug)
+{
+  post_to_clients (call, GST_MESSAGE_WARNING, code, text, debug);
+}
+
 /* On lib/call's watch thread: tor's control connection is gone (tor
- * stopped, or the port closed).  The links open now go on, so a warning;
- * the error comes if no link is left. */
+ * stopped, or the port closed), and with it a callee's onion (no Detach,
+ * docs/tor-control.md).  The links open now go on, so a warning.  With
+ * none open, a caller dials again (through the SocksPort, which may still
+ * work) until peer-timeout; a callee can never be reached again, and a
+ * callee nobody has called yet would wait for ever: an error. */
 static void
 on_tor_lost (const GError * error, gpointer user_data)
 {
-  warn_clients (user_data, GST_RESOURCE_ERROR_READ,
-      "Lost tor's control port: the call goes on over the open links.",
-      error->message);
+  GstDonarCall *call = user_data;
+  g_autofree gchar *text = NULL;
+
+  if (g_atomic_int_get (&call->links_up) > 0) {
+    warn_clients (call, GST_RESOURCE_ERROR_READ, "Lost tor's control port: "
+        "the call goes on over the open links.", error->message);
+  } else if (call->options.role == DONAR_ROLE_CALLEE) {
+    post_to_clients (call, GST_MESSAGE_ERROR, GST_RESOURCE_ERROR_READ,
+        "Lost tor's control port with no link open: the onion service is "
+        "gone, and the caller cannot reach this end again.", error->message);
+  } else {
+    text = g_strdup_printf ("Lost tor's control port with no link open: "
+        "dialing again through tor's SocksPort; the call ends if no link "
+        "comes up within peer-timeout (%u s).",
+        (guint) (call->options.engine.peer_timeout_us / G_USEC_PER_SEC));
+    warn_clients (call, GST_RESOURCE_ERROR_READ, text, error->message);
+  }
 }
 
 /* On the setup thread: a running tor's guards, not as the call would have
