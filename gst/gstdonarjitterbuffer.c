@@ -337,6 +337,8 @@ gst_donar_jitter_buffer_class_init (GstDonarJitterBufferClass * klass)
 
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_donar_jitter_buffer_change_state);
+  /* No clock of its own to offer: see gst_donar_jitter_buffer_init (). */
+  element_class->provide_clock = NULL;
 }
 
 /* The estimator's config from the properties; under the object lock. */
@@ -401,6 +403,13 @@ gst_donar_jitter_buffer_init (GstDonarJitterBuffer * self)
       self->applied_latency, NULL);
   gst_util_set_object_arg (G_OBJECT (self->jitterbuffer), "mode", "slave");
   gst_bin_add (GST_BIN (self), self->jitterbuffer);
+  /* The bin took GST_ELEMENT_FLAG_PROVIDE_CLOCK from rtpjitterbuffer, which
+   * offers the system clock, the pipeline's default anyway; gst-inspect-1.0
+   * then said "element is supposed to provide a clock but returned NULL".
+   * A filter in the middle has no clock of its own: the pipeline takes an
+   * audio device's (the sink's, the capture's) or the system clock, and the
+   * element, which works from running times, needs none in particular. */
+  GST_OBJECT_FLAG_UNSET (self, GST_ELEMENT_FLAG_PROVIDE_CLOCK);
 
   target = gst_element_get_static_pad (self->jitterbuffer, "sink");
   self->sinkpad = gst_ghost_pad_new_from_template ("sink", target,
