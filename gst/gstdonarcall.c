@@ -205,9 +205,10 @@ gst_donar_call_install_properties (GObjectClass * klass, guint first)
           "An application/x-donar-stats structure: ready, links-up, the "
           "call's totals (frames-sent, frames-unsent, frames-delivered, "
           "duplicates, bytes-sent, connections-opened, connections-failed, "
-          "frames-dropped), the element's counters, and links: an array of "
-          "one structure per link (index, state, group, score, bytes-sent, "
-          "bytes-received, frames-delivered, failures)",
+          "frames-dropped, ...), the element's counters, every one 0 until "
+          "it counts, and links: a GValueArray of one structure per link "
+          "(index, state, group, score, bytes-sent, bytes-received, "
+          "frames-delivered, failures, ...); docs/elements.md, Stats",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (klass,
       first + GST_DONAR_CALL_PROP_STATS_INTERVAL,
@@ -1191,83 +1192,96 @@ copy_counter (GQuark field, const GValue * value, gpointer user_data)
   return TRUE;
 }
 
+/* One structure per link, in a GValueArray: PyGObject reads a
+ * G_TYPE_VALUE_ARRAY as a list (a GstValueArray it cannot read at all), as
+ * srtsink's "callers" in gst-plugins-bad. */
+static void
+take_links (GstStructure * s, DonarLinkEngine * engine, guint n_links)
+{
+  GValue links = G_VALUE_INIT;
+  GValueArray *array;
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
+  array = g_value_array_new (n_links);
+  for (guint i = 0; engine && i < n_links; i++) {
+    DonarLinkEngineLinkStats ls;
+    GValue v = G_VALUE_INIT;
+
+    if (!donar_link_engine_get_link_stats (engine, i, &ls))
+      continue;
+    g_value_init (&v, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&v, gst_structure_new ("link",
+            "index", G_TYPE_UINT, i,
+            "state", G_TYPE_STRING, ls.open ? "up" : "down",
+            "group", G_TYPE_STRING, donar_group_to_string (ls.session.group),
+            "score", G_TYPE_INT, ls.session.score,
+            "bytes-sent", G_TYPE_UINT64, ls.session.bytes_sent,
+            "bytes-received", G_TYPE_UINT64, ls.session.bytes_received,
+            "frames-delivered", G_TYPE_UINT64, ls.session.frames_delivered,
+            "failures", G_TYPE_UINT64, ls.session.failures,
+            "silent-frames", G_TYPE_UINT, ls.session.silent_frames,
+            "dials", G_TYPE_UINT64, ls.dials,
+            "last-error", G_TYPE_STRING, ls.last_error, NULL));
+    g_value_array_append (array, &v);
+    g_value_unset (&v);
+  }
+  g_value_init (&links, g_value_array_get_type ());
+  g_value_take_boxed (&links, array);
+  G_GNUC_END_IGNORE_DEPRECATIONS;
+  gst_structure_take_value (s, "links", &links);
+}
+
+/* Every field from the first read on, 0 until it counts: an application
+ * reads a field without asking first whether it is there. */
 GstStructure *
 gst_donar_call_client_get_stats (GstDonarCallClient * client)
 {
   GstStructure *s = gst_structure_new_empty ("application/x-donar-stats");
-  GValue links = G_VALUE_INIT;
   GstDonarCall *call;
   DonarLinkEngine *engine;
-  DonarLinkEngineStats st;
+  DonarLinkEngineStats st = { 0 };
+  gboolean ready = FALSE;
+  guint n_links = 0;
 
-  g_value_init (&links, GST_TYPE_ARRAY);
   GST_OBJECT_LOCK (client->element);
   call = client->call ? call_ref (client->call) : NULL;
   gst_structure_foreach (client->counters, copy_counter, s);
-  /* Like the others, there once counted. */
-  if (client->buffers > 0)
-    gst_structure_set (s, client->buffers_counter, G_TYPE_UINT64,
-        client->buffers, NULL);
+  gst_structure_set (s, client->buffers_counter, G_TYPE_UINT64,
+      client->buffers, NULL);
   GST_OBJECT_UNLOCK (client->element);
 
   engine = call ? call_get_engine (call) : NULL;
   if (engine) {
-    gboolean ready;
-
     g_mutex_lock (&call->lock);
     ready = call->ready;
     g_mutex_unlock (&call->lock);
     donar_link_engine_get_stats (engine, &st);
-    gst_structure_set (s, "ready", G_TYPE_BOOLEAN, ready,
-        "links-up", G_TYPE_UINT, st.links_up,
-        "frames-sent", G_TYPE_UINT64, st.session.frames_sent,
-        "frames-unsent", G_TYPE_UINT64, st.session.frames_unsent,
-        "frames-delivered", G_TYPE_UINT64, st.session.frames_delivered,
-        "frames-piggyback-delivered", G_TYPE_UINT64,
-        st.session.frames_piggyback_delivered,
-        "duplicates", G_TYPE_UINT64, st.session.duplicates,
-        "bytes-sent", G_TYPE_UINT64, st.session.bytes_sent,
-        "windows", G_TYPE_UINT64, st.session.windows,
-        "alarms", G_TYPE_UINT64, st.session.alarms,
-        "no-link-in-time", G_TYPE_BOOLEAN, st.session.no_link_in_time,
-        "in-time-stalls", G_TYPE_UINT64, st.session.stalls,
-        "frames-withheld", G_TYPE_UINT64, st.session.frames_withheld,
-        "keepalives", G_TYPE_UINT64, st.session.keepalives,
-        "connections-opened", G_TYPE_UINT64, st.connections_opened,
-        "connections-failed", G_TYPE_UINT64, st.connections_failed,
-        "connections-rejected", G_TYPE_UINT64, st.connections_rejected,
-        "records-dropped", G_TYPE_UINT64, st.records_dropped,
-        "frames-dropped", G_TYPE_UINT64, st.frames_dropped,
-        "stalls", G_TYPE_UINT64, st.stalls,
-        "hello-timeouts", G_TYPE_UINT64, st.hello_timeouts,
-        "silences", G_TYPE_UINT64, st.silences, NULL);
-    for (guint i = 0; i < call->n_links; i++) {
-      DonarLinkEngineLinkStats ls;
-      GValue v = G_VALUE_INIT;
-
-      if (!donar_link_engine_get_link_stats (engine, i, &ls))
-        continue;
-      g_value_init (&v, GST_TYPE_STRUCTURE);
-      g_value_take_boxed (&v, gst_structure_new ("link",
-              "index", G_TYPE_UINT, i,
-              "state", G_TYPE_STRING, ls.open ? "up" : "down",
-              "group", G_TYPE_STRING,
-              donar_group_to_string (ls.session.group),
-              "score", G_TYPE_INT, ls.session.score,
-              "bytes-sent", G_TYPE_UINT64, ls.session.bytes_sent,
-              "bytes-received", G_TYPE_UINT64, ls.session.bytes_received,
-              "frames-delivered", G_TYPE_UINT64,
-              ls.session.frames_delivered,
-              "failures", G_TYPE_UINT64, ls.session.failures,
-              "silent-frames", G_TYPE_UINT, ls.session.silent_frames,
-              "dials", G_TYPE_UINT64, ls.dials,
-              "last-error", G_TYPE_STRING, ls.last_error, NULL));
-      gst_value_array_append_and_take_value (&links, &v);
-    }
-  } else {
-    gst_structure_set (s, "ready", G_TYPE_BOOLEAN, FALSE, NULL);
+    n_links = call->n_links;
   }
-  gst_structure_take_value (s, "links", &links);
+  gst_structure_set (s, "ready", G_TYPE_BOOLEAN, ready,
+      "links-up", G_TYPE_UINT, st.links_up,
+      "frames-sent", G_TYPE_UINT64, st.session.frames_sent,
+      "frames-unsent", G_TYPE_UINT64, st.session.frames_unsent,
+      "frames-delivered", G_TYPE_UINT64, st.session.frames_delivered,
+      "frames-piggyback-delivered", G_TYPE_UINT64,
+      st.session.frames_piggyback_delivered,
+      "duplicates", G_TYPE_UINT64, st.session.duplicates,
+      "bytes-sent", G_TYPE_UINT64, st.session.bytes_sent,
+      "windows", G_TYPE_UINT64, st.session.windows,
+      "alarms", G_TYPE_UINT64, st.session.alarms,
+      "no-link-in-time", G_TYPE_BOOLEAN, st.session.no_link_in_time,
+      "in-time-stalls", G_TYPE_UINT64, st.session.stalls,
+      "frames-withheld", G_TYPE_UINT64, st.session.frames_withheld,
+      "keepalives", G_TYPE_UINT64, st.session.keepalives,
+      "connections-opened", G_TYPE_UINT64, st.connections_opened,
+      "connections-failed", G_TYPE_UINT64, st.connections_failed,
+      "connections-rejected", G_TYPE_UINT64, st.connections_rejected,
+      "records-dropped", G_TYPE_UINT64, st.records_dropped,
+      "frames-dropped", G_TYPE_UINT64, st.frames_dropped,
+      "stalls", G_TYPE_UINT64, st.stalls,
+      "hello-timeouts", G_TYPE_UINT64, st.hello_timeouts,
+      "silences", G_TYPE_UINT64, st.silences, NULL);
+  take_links (s, engine, n_links);
   if (call)
     call_unref (call);
   return s;

@@ -193,6 +193,15 @@ gst_donar_sink_init (GstDonarSink * self)
   self->client.on_ready = on_ready;
   self->client.on_event = on_event;
   self->client.buffers_counter = "buffers-sent";
+  /* Every counter in the stats from the first read (docs/elements.md,
+   * "Stats"). */
+  gst_structure_set (self->client.counters,
+      "caps-frames-sent", G_TYPE_UINT64, G_GUINT64_CONSTANT (0),
+      "dropped-not-ready", G_TYPE_UINT64, G_GUINT64_CONSTANT (0),
+      "dropped-no-link", G_TYPE_UINT64, G_GUINT64_CONSTANT (0),
+      "dropped-not-rtp", G_TYPE_UINT64, G_GUINT64_CONSTANT (0),
+      "buffers-too-large", G_TYPE_UINT64, G_GUINT64_CONSTANT (0),
+      "rtcp-sent", G_TYPE_UINT64, G_GUINT64_CONSTANT (0), NULL);
   /* The donarsrc of a duplex call cannot preroll before this sink sends
    * (its data comes from the peer, which answers what we send): like
    * udpsink in a two-way RTP pipeline, do not wait for preroll. */
