@@ -7,6 +7,7 @@
 #endif
 
 #include "gstdonarcall.h"
+#include "gstdonarprogress.h"
 #include "donar-call-tor-control.h"
 
 #include "donar-call-address.h"
@@ -59,6 +60,8 @@ struct _GstDonarCall
   /* donar-ready, donar-call-ended were posted (under lock). */
   gboolean ready;
   gboolean ended;
+  /* How far the setup is, for the progress messages (under lock). */
+  gint percent;
   GCancellable *cancellable;
   GThread *thread;
 };
@@ -489,11 +492,10 @@ gst_donar_call_client_get_property (GstDonarCallClient * client,
 /* Messages to every element of the call, under call->lock. */
 static void
 post_progress (GstDonarCallClient * client, GstProgressType type,
-    const gchar * text)
+    const gchar * text, gint percent)
 {
   gst_element_post_message (client->element,
-      gst_message_new_progress (GST_OBJECT (client->element), type,
-          "donar-call", text));
+      gst_donar_progress_message_new (client->element, type, text, percent));
 }
 
 /* A file that cannot be written does not stop the call: the address is
@@ -569,7 +571,7 @@ client_ready (GstDonarCall * call, GstDonarCallClient * client)
   if (call->call) {
     const gchar *address = donar_call_get_address (call->call);
 
-    post_progress (client, GST_PROGRESS_TYPE_COMPLETE, "call set up");
+    post_progress (client, GST_PROGRESS_TYPE_COMPLETE, "call set up", 100);
     /* Only the callee has an address to give; the caller's would only put
      * its secret in the hands of whoever watches the bus.  The file before
      * the message, so that whoever waits for the message finds it. */
@@ -588,11 +590,13 @@ client_ready (GstDonarCall * call, GstDonarCallClient * client)
      * end as its cue to go to PLAYING, and quits on the error only if the
      * error came first (else PLAYING fails too, and says so again). */
     post_setup_error (element, call->error->message);
-    post_progress (client, GST_PROGRESS_TYPE_ERROR, call->error->message);
+    post_progress (client, GST_PROGRESS_TYPE_ERROR, call->error->message,
+        call->percent);
   } else {
     /* Every start has its end, or an application that waits for the
      * progress to end waits for ever. */
-    post_progress (client, GST_PROGRESS_TYPE_CANCELED, "call setup canceled");
+    post_progress (client, GST_PROGRESS_TYPE_CANCELED, "call setup canceled",
+        call->percent);
   }
 }
 
@@ -604,8 +608,9 @@ on_progress (const gchar * step, gint percent, gpointer user_data)
       g_strdup_printf ("%s (%d %%)", step, percent) : g_strdup (step);
 
   g_mutex_lock (&call->lock);
+  call->percent = gst_donar_progress_percent (step, percent, call->percent);
   for (GList * l = call->clients; l; l = l->next)
-    post_progress (l->data, GST_PROGRESS_TYPE_CONTINUE, text);
+    post_progress (l->data, GST_PROGRESS_TYPE_CONTINUE, text, call->percent);
   g_mutex_unlock (&call->lock);
 }
 
@@ -1052,7 +1057,8 @@ gst_donar_call_client_start (GstDonarCallClient * client)
   if (call->done)
     client_ready (call, client);
   else
-    post_progress (client, GST_PROGRESS_TYPE_START, "setting up the call");
+    post_progress (client, GST_PROGRESS_TYPE_START, "setting up the call",
+        call->percent);
   g_mutex_unlock (&call->lock);
 
   if (created)
@@ -1094,7 +1100,8 @@ gst_donar_call_client_stop (GstDonarCallClient * client)
   /* This element's start of the progress gets its end: the setup thread
    * no longer posts it to this element. */
   if (!call->done)
-    post_progress (client, GST_PROGRESS_TYPE_CANCELED, "call setup canceled");
+    post_progress (client, GST_PROGRESS_TYPE_CANCELED, "call setup canceled",
+        call->percent);
   g_mutex_unlock (&call->lock);
   call_unref (call);
 }
