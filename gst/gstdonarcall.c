@@ -559,8 +559,10 @@ setup_failed (GstDonarCall * call)
 static void
 post_setup_error (GstElement * element, const gchar * reason)
 {
+  /* The reason in the message itself, where gst-launch-1.0 and most
+   * applications show it, not only in the debug text. */
   GST_ELEMENT_ERROR (element, RESOURCE, OPEN_READ_WRITE,
-      ("The DONAR call could not be set up."), ("%s", reason));
+      ("The DONAR call could not be set up: %s.", reason), ("%s", reason));
 }
 
 static void
@@ -588,7 +590,7 @@ client_ready (GstDonarCall * call, GstDonarCallClient * client)
   } else if (setup_failed (call)) {
     /* The error before the end of the progress: gst-launch-1.0 takes that
      * end as its cue to go to PLAYING, and quits on the error only if the
-     * error came first (else PLAYING fails too, and says so again). */
+     * error came first (else PLAYING posts it again). */
     post_setup_error (element, call->error->message);
     post_progress (client, GST_PROGRESS_TYPE_ERROR, call->error->message,
         call->percent);
@@ -1029,8 +1031,10 @@ gst_donar_call_client_start (GstDonarCallClient * client)
   g_free (key);
 
   if (error) {
+    /* The setting and why, never a secret (the address parser names the
+     * part that is wrong). */
     GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
-        ("Invalid call settings."), ("%s", error->message));
+        ("Invalid call settings: %s.", error->message), ("%s", error->message));
     g_error_free (error);
     if (call)
       call_free (call);
@@ -1038,18 +1042,11 @@ gst_donar_call_client_start (GstDonarCallClient * client)
   }
 
   g_mutex_lock (&call->lock);
-  /* A call whose setup failed fails the state change that would join it:
-   * an error posted while start () succeeds can be lost (see
-   * gst_donar_call_client_play ()). */
-  if (setup_failed (call)) {
-    gchar *reason = g_strdup (call->error->message);
-
-    g_mutex_unlock (&call->lock);
-    post_setup_error (element, reason);
-    g_free (reason);
-    call_unref (call);
-    return FALSE;
-  }
+  /* A call whose setup failed is joined all the same, and the element
+   * posts its error (client_ready ()): failing the state change instead
+   * made gst-launch-1.0 exit 255 rather than 1 when the setup failed before
+   * the second element of a duplex call started (gst_donar_call_client_play
+   * ()). */
   call->clients = g_list_append (call->clients, client);
   /* A late element hears what the others heard: the links up now. */
   if (call->links_up > 0)
@@ -1111,9 +1108,13 @@ gst_donar_call_client_stop (GstDonarCallClient * client)
  * g_main_loop_run (): an error the setup thread posts while the state
  * change to PAUSED returns is printed and then ignored, and the end of the
  * progress takes the pipeline to PLAYING, for ever.  That end is handled in
- * the running loop, and so is the state change to PLAYING it starts:
- * failing it with the error again is heard.  Applications that listen
- * earlier hear the first error and need not go to PLAYING. */
+ * the running loop, and so is the state change to PLAYING it starts: the
+ * error posted again then is heard.  The state change does not fail: a
+ * failed one makes gst-launch-1.0 exit 255 where an error it heard the
+ * first time makes it exit 1, and which of the two comes first is a race
+ * (about a third of the runs were 255); so it exits 1 every time.
+ * Applications that listen earlier hear the first error and need not go
+ * to PLAYING. */
 gboolean
 gst_donar_call_client_play (GstDonarCallClient * client)
 {

@@ -282,8 +282,8 @@ gst_donar_sink_start_call (GstDonarSink * self)
  * donarsrc, not in GstBaseSink's start () and stop () (NULL to READY and
  * back): the call properties are flagged changeable in READY
  * (GST_PARAM_MUTABLE_READY; GStreamer has no flag for NULL alone), so a
- * value set in READY must make the call.  A setup that failed fails
- * PLAYING with its error again: the first may not have been heard
+ * value set in READY must make the call.  A setup that failed posts its
+ * error again at PAUSED to PLAYING: the first may not have been heard
  * (gst_donar_call_client_play ()). */
 static GstStateChangeReturn
 gst_donar_sink_change_state (GstElement * element, GstStateChange transition)
@@ -297,8 +297,7 @@ gst_donar_sink_change_state (GstElement * element, GstStateChange transition)
         return GST_STATE_CHANGE_FAILURE;
       break;
     case GST_STATE_CHANGE_PAUSED_TO_PLAYING:
-      if (!gst_donar_call_client_play (&self->client))
-        return GST_STATE_CHANGE_FAILURE;
+      gst_donar_call_client_play (&self->client);
       break;
     default:
       break;

@@ -212,16 +212,15 @@ gst_donar_src_get_property (GObject * object, guint prop_id, GValue * value,
   }
 }
 
-/* A setup that failed fails PLAYING with its error again: the first may
- * not have been heard (gst_donar_call_client_play ()). */
+/* A setup that failed posts its error again at PAUSED to PLAYING: the
+ * first may not have been heard (gst_donar_call_client_play ()). */
 static GstStateChangeReturn
 gst_donar_src_change_state (GstElement * element, GstStateChange transition)
 {
   GstDonarSrc *self = GST_DONAR_SRC (element);
 
-  if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING &&
-      !gst_donar_call_client_play (&self->client))
-    return GST_STATE_CHANGE_FAILURE;
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING)
+    gst_donar_call_client_play (&self->client);
   return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
 }
 
