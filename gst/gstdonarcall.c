@@ -7,6 +7,7 @@
 #endif
 
 #include "gstdonarcall.h"
+#include "gstdonarprogress.h"
 #include "donar-call-tor-control.h"
 
 #include "donar-call-address.h"
@@ -70,6 +71,8 @@ struct _GstDonarCall
   /* donar-ready, donar-call-ended were posted (under lock). */
   gboolean ready;
   gboolean ended;
+  /* How far the setup is, for the progress messages (under lock). */
+  gint percent;
   GCancellable *cancellable;
   GThread *thread;
 };
@@ -216,9 +219,10 @@ gst_donar_call_install_properties (GObjectClass * klass, guint first)
           "An application/x-donar-stats structure: ready, links-up, the "
           "call's totals (frames-sent, frames-unsent, frames-delivered, "
           "duplicates, bytes-sent, connections-opened, connections-failed, "
-          "frames-dropped), the element's counters, and links: an array of "
-          "one structure per link (index, state, group, score, bytes-sent, "
-          "bytes-received, frames-delivered, failures)",
+          "frames-dropped, ...), the element's counters, every one 0 until "
+          "it counts, and links: a GValueArray of one structure per link "
+          "(index, state, group, score, bytes-sent, bytes-received, "
+          "frames-delivered, failures, ...); docs/elements.md, Stats",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (klass,
       first + GST_DONAR_CALL_PROP_STATS_INTERVAL,
@@ -357,11 +361,11 @@ gst_donar_call_client_set_property (GstDonarCallClient * client,
   if (client->call && prop_id < GST_DONAR_CALL_N_PROPS) {
     GST_OBJECT_UNLOCK (client->element);
     /* The call was made with the value at start: taking a new one would
-     * make the property lie about the call.  start() runs at NULL to READY
-     * in a sink, READY to PAUSED in a source. */
+     * make the property lie about the call.  Both elements start it at
+     * READY to PAUSED and stop it at PAUSED to READY. */
     GST_ELEMENT_WARNING (client->element, RESOURCE, SETTINGS,
         ("\"%s\" cannot change during a call: it keeps its value until the "
-            "element stops (donarsink: in NULL, donarsrc: in READY).",
+            "element is back in READY or NULL.",
             g_param_spec_get_name ((GParamSpec *) pspec)), (NULL));
     return TRUE;
   }
@@ -541,11 +545,10 @@ gst_donar_call_client_get_property (GstDonarCallClient * client,
 /* Messages to every element of the call, under call->lock. */
 static void
 post_progress (GstDonarCallClient * client, GstProgressType type,
-    const gchar * text)
+    const gchar * text, gint percent)
 {
   gst_element_post_message (client->element,
-      gst_message_new_progress (GST_OBJECT (client->element), type,
-          "donar-call", text));
+      gst_donar_progress_message_new (client->element, type, text, percent));
 }
 
 /* A file that cannot be written does not stop the call: the address is
@@ -621,19 +624,29 @@ call_failure (GstDonarCall * call)
 static void
 post_setup_error (GstElement * element, const gchar * reason)
 {
+  /* The reason in the message itself, where gst-launch-1.0 and most
+   * applications show it, not only in the debug text. */
   GST_ELEMENT_ERROR (element, RESOURCE, OPEN_READ_WRITE,
-      ("The DONAR call could not be set up."), ("%s", reason));
+      ("The DONAR call could not be set up: %s.", reason), ("%s", reason));
 }
 
 static void
 client_ready (GstDonarCall * call, GstDonarCallClient * client)
 {
   GstElement *element = client->element;
+  const gchar *failure = call_failure (call);
 
-  if (call->call) {
+  if (failure) {
+    /* The error before the end of the progress: gst-launch-1.0 takes that
+     * end as its cue to go to PLAYING, and quits on the error only if the
+     * error came first (else PLAYING posts it again).  A refused call
+     * says so to an element that joins it, never "call set up". */
+    post_setup_error (element, failure);
+    post_progress (client, GST_PROGRESS_TYPE_ERROR, failure, call->percent);
+  } else if (call->call) {
     const gchar *address = donar_call_get_address (call->call);
 
-    post_progress (client, GST_PROGRESS_TYPE_COMPLETE, "call set up");
+    post_progress (client, GST_PROGRESS_TYPE_COMPLETE, "call set up", 100);
     /* Only the callee has an address to give; the caller's would only put
      * its secret in the hands of whoever watches the bus.  The file before
      * the message, so that whoever waits for the message finds it. */
@@ -647,16 +660,11 @@ client_ready (GstDonarCall * call, GstDonarCallClient * client)
     }
     if (call_is_ready (call))
       post_ready (call, client);
-  } else if (setup_failed (call)) {
-    /* The error before the end of the progress: gst-launch-1.0 takes that
-     * end as its cue to go to PLAYING, and quits on the error only if the
-     * error came first (else PLAYING fails too, and says so again). */
-    post_setup_error (element, call->error->message);
-    post_progress (client, GST_PROGRESS_TYPE_ERROR, call->error->message);
   } else {
     /* Every start has its end, or an application that waits for the
      * progress to end waits for ever. */
-    post_progress (client, GST_PROGRESS_TYPE_CANCELED, "call setup canceled");
+    post_progress (client, GST_PROGRESS_TYPE_CANCELED, "call setup canceled",
+        call->percent);
   }
 }
 
@@ -668,8 +676,9 @@ on_progress (const gchar * step, gint percent, gpointer user_data)
       g_strdup_printf ("%s (%d %%)", step, percent) : g_strdup (step);
 
   g_mutex_lock (&call->lock);
+  call->percent = gst_donar_progress_percent (step, percent, call->percent);
   for (GList * l = call->clients; l; l = l->next)
-    post_progress (l->data, GST_PROGRESS_TYPE_CONTINUE, text);
+    post_progress (l->data, GST_PROGRESS_TYPE_CONTINUE, text, call->percent);
   g_mutex_unlock (&call->lock);
 }
 
@@ -763,9 +772,15 @@ on_event (const DonarLinkEvent * event, gpointer user_data)
                 event->message));
         break;
       case DONAR_LINK_EVENT_NO_LINK_LEFT:
-        GST_ELEMENT_WARNING (element, RESOURCE, WRITE,
-            ("No link of the call is left open; dialing again."), ("%s",
-                event->message));
+        /* Only a caller dials; a callee's onion waits to be dialed. */
+        if (call->options.role == DONAR_ROLE_CALLER)
+          GST_ELEMENT_WARNING (element, RESOURCE, WRITE,
+              ("No link of the call is left open; dialing again."), ("%s",
+                  event->message));
+        else
+          GST_ELEMENT_WARNING (element, RESOURCE, WRITE,
+              ("No link of the call is left open; waiting for the caller to "
+                  "reconnect."), ("%s", event->message));
         break;
       case DONAR_LINK_EVENT_PEER_UNREACHABLE:
         if (now_ended) {
@@ -805,28 +820,53 @@ on_event (const DonarLinkEvent * event, gpointer user_data)
   g_mutex_unlock (&call->lock);
 }
 
-/* A warning from every element of the call (lib/call's threads). */
+/* A warning or an error from every element of the call (lib/call's
+ * threads). */
 static void
-warn_clients (GstDonarCall * call, GstResourceError code, const gchar * text,
-    const gchar * debug)
+post_to_clients (GstDonarCall * call, GstMessageType type,
+    GstResourceError code, const gchar * text, const gchar * debug)
 {
   g_mutex_lock (&call->lock);
   for (GList * l = call->clients; l; l = l->next)
     gst_element_message_full (((GstDonarCallClient *) l->data)->element,
-        GST_MESSAGE_WARNING, GST_RESOURCE_ERROR, code, g_strdup (text),
-        g_strdup (debug), __FILE__, GST_FUNCTION, __LINE__);
+        type, GST_RESOURCE_ERROR, code, g_strdup (text), g_strdup (debug),
+        __FILE__, GST_FUNCTION, __LINE__);
   g_mutex_unlock (&call->lock);
 }
 
+static void
+warn_clients (GstDonarCall * call, GstResourceError code, const gchar * text,
+    const gchar * debug)
+{
+  post_to_clients (call, GST_MESSAGE_WARNING, code, text, debug);
+}
+
 /* On lib/call's watch thread: tor's control connection is gone (tor
- * stopped, or the port closed).  The links open now go on, so a warning;
- * the error comes if no link is left. */
+ * stopped, or the port closed), and with it a callee's onion (no Detach,
+ * docs/tor-control.md).  The links open now go on, so a warning.  With
+ * none open, a caller dials again (through the SocksPort, which may still
+ * work) until peer-timeout; a callee can never be reached again, and a
+ * callee nobody has called yet would wait for ever: an error. */
 static void
 on_tor_lost (const GError * error, gpointer user_data)
 {
-  warn_clients (user_data, GST_RESOURCE_ERROR_READ,
-      "Lost tor's control port: the call goes on over the open links.",
-      error->message);
+  GstDonarCall *call = user_data;
+  g_autofree gchar *text = NULL;
+
+  if (g_atomic_int_get (&call->links_up) > 0) {
+    warn_clients (call, GST_RESOURCE_ERROR_READ, "Lost tor's control port: "
+        "the call goes on over the open links.", error->message);
+  } else if (call->options.role == DONAR_ROLE_CALLEE) {
+    post_to_clients (call, GST_MESSAGE_ERROR, GST_RESOURCE_ERROR_READ,
+        "Lost tor's control port with no link open: the onion service is "
+        "gone, and the caller cannot reach this end again.", error->message);
+  } else {
+    text = g_strdup_printf ("Lost tor's control port with no link open: "
+        "dialing again through tor's SocksPort; the call ends if no link "
+        "comes up within peer-timeout (%u s).",
+        (guint) (call->options.engine.peer_timeout_us / G_USEC_PER_SEC));
+    warn_clients (call, GST_RESOURCE_ERROR_READ, text, error->message);
+  }
 }
 
 /* On the setup thread: a running tor's guards, not as the call would have
@@ -1136,8 +1176,10 @@ gst_donar_call_client_start (GstDonarCallClient * client)
   g_free (key);
 
   if (error) {
+    /* The setting and why, never a secret (the address parser names the
+     * part that is wrong). */
     GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
-        ("Invalid call settings."), ("%s", error->message));
+        ("Invalid call settings: %s.", error->message), ("%s", error->message));
     g_error_free (error);
     if (call)
       call_free (call);
@@ -1145,18 +1187,12 @@ gst_donar_call_client_start (GstDonarCallClient * client)
   }
 
   g_mutex_lock (&call->lock);
-  /* A call whose setup failed fails the state change that would join it:
-   * an error posted while start () succeeds can be lost (see
-   * gst_donar_call_client_play ()). */
-  if (call_failure (call)) {
-    gchar *reason = g_strdup (call_failure (call));
-
-    g_mutex_unlock (&call->lock);
-    post_setup_error (element, reason);
-    g_free (reason);
-    call_unref (call);
-    return FALSE;
-  }
+  /* A call whose setup failed, or that the callee refused, is joined all
+   * the same, and the element posts its error (client_ready ()): failing
+   * the state change instead
+   * made gst-launch-1.0 exit 255 rather than 1 when the setup failed before
+   * the second element of a duplex call started (gst_donar_call_client_play
+   * ()). */
   call->clients = g_list_append (call->clients, client);
   /* A late element hears what the others heard: the links up now. */
   if (call->links_up > 0)
@@ -1164,7 +1200,8 @@ gst_donar_call_client_start (GstDonarCallClient * client)
   if (call->done)
     client_ready (call, client);
   else
-    post_progress (client, GST_PROGRESS_TYPE_START, "setting up the call");
+    post_progress (client, GST_PROGRESS_TYPE_START, "setting up the call",
+        call->percent);
   g_mutex_unlock (&call->lock);
 
   if (created)
@@ -1206,7 +1243,8 @@ gst_donar_call_client_stop (GstDonarCallClient * client)
   /* This element's start of the progress gets its end: the setup thread
    * no longer posts it to this element. */
   if (!call->done)
-    post_progress (client, GST_PROGRESS_TYPE_CANCELED, "call setup canceled");
+    post_progress (client, GST_PROGRESS_TYPE_CANCELED, "call setup canceled",
+        call->percent);
   g_mutex_unlock (&call->lock);
   call_unref (call);
 }
@@ -1216,9 +1254,13 @@ gst_donar_call_client_stop (GstDonarCallClient * client)
  * g_main_loop_run (): an error the setup thread posts while the state
  * change to PAUSED returns is printed and then ignored, and the end of the
  * progress takes the pipeline to PLAYING, for ever.  That end is handled in
- * the running loop, and so is the state change to PLAYING it starts:
- * failing it with the error again is heard.  Applications that listen
- * earlier hear the first error and need not go to PLAYING. */
+ * the running loop, and so is the state change to PLAYING it starts: the
+ * error posted again then is heard.  The state change does not fail: a
+ * failed one makes gst-launch-1.0 exit 255 where an error it heard the
+ * first time makes it exit 1, and which of the two comes first is a race
+ * (about a third of the runs were 255); so it exits 1 every time.
+ * Applications that listen earlier hear the first error and need not go
+ * to PLAYING. */
 gboolean
 gst_donar_call_client_play (GstDonarCallClient * client)
 {
@@ -1303,83 +1345,96 @@ copy_counter (GQuark field, const GValue * value, gpointer user_data)
   return TRUE;
 }
 
+/* One structure per link, in a GValueArray: PyGObject reads a
+ * G_TYPE_VALUE_ARRAY as a list (a GstValueArray it cannot read at all), as
+ * srtsink's "callers" in gst-plugins-bad. */
+static void
+take_links (GstStructure * s, DonarLinkEngine * engine, guint n_links)
+{
+  GValue links = G_VALUE_INIT;
+  GValueArray *array;
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
+  array = g_value_array_new (n_links);
+  for (guint i = 0; engine && i < n_links; i++) {
+    DonarLinkEngineLinkStats ls;
+    GValue v = G_VALUE_INIT;
+
+    if (!donar_link_engine_get_link_stats (engine, i, &ls))
+      continue;
+    g_value_init (&v, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&v, gst_structure_new ("link",
+            "index", G_TYPE_UINT, i,
+            "state", G_TYPE_STRING, ls.open ? "up" : "down",
+            "group", G_TYPE_STRING, donar_group_to_string (ls.session.group),
+            "score", G_TYPE_INT, ls.session.score,
+            "bytes-sent", G_TYPE_UINT64, ls.session.bytes_sent,
+            "bytes-received", G_TYPE_UINT64, ls.session.bytes_received,
+            "frames-delivered", G_TYPE_UINT64, ls.session.frames_delivered,
+            "failures", G_TYPE_UINT64, ls.session.failures,
+            "silent-frames", G_TYPE_UINT, ls.session.silent_frames,
+            "dials", G_TYPE_UINT64, ls.dials,
+            "last-error", G_TYPE_STRING, ls.last_error, NULL));
+    g_value_array_append (array, &v);
+    g_value_unset (&v);
+  }
+  g_value_init (&links, g_value_array_get_type ());
+  g_value_take_boxed (&links, array);
+  G_GNUC_END_IGNORE_DEPRECATIONS;
+  gst_structure_take_value (s, "links", &links);
+}
+
+/* Every field from the first read on, 0 until it counts: an application
+ * reads a field without asking first whether it is there. */
 GstStructure *
 gst_donar_call_client_get_stats (GstDonarCallClient * client)
 {
   GstStructure *s = gst_structure_new_empty ("application/x-donar-stats");
-  GValue links = G_VALUE_INIT;
   GstDonarCall *call;
   DonarLinkEngine *engine;
-  DonarLinkEngineStats st;
+  DonarLinkEngineStats st = { 0 };
+  gboolean ready = FALSE;
+  guint n_links = 0;
 
-  g_value_init (&links, GST_TYPE_ARRAY);
   GST_OBJECT_LOCK (client->element);
   call = client->call ? call_ref (client->call) : NULL;
   gst_structure_foreach (client->counters, copy_counter, s);
-  /* Like the others, there once counted. */
-  if (client->buffers > 0)
-    gst_structure_set (s, client->buffers_counter, G_TYPE_UINT64,
-        client->buffers, NULL);
+  gst_structure_set (s, client->buffers_counter, G_TYPE_UINT64,
+      client->buffers, NULL);
   GST_OBJECT_UNLOCK (client->element);
 
   engine = call ? call_get_engine (call) : NULL;
   if (engine) {
-    gboolean ready;
-
     g_mutex_lock (&call->lock);
     ready = call->ready;
     g_mutex_unlock (&call->lock);
     donar_link_engine_get_stats (engine, &st);
-    gst_structure_set (s, "ready", G_TYPE_BOOLEAN, ready,
-        "links-up", G_TYPE_UINT, st.links_up,
-        "frames-sent", G_TYPE_UINT64, st.session.frames_sent,
-        "frames-unsent", G_TYPE_UINT64, st.session.frames_unsent,
-        "frames-delivered", G_TYPE_UINT64, st.session.frames_delivered,
-        "frames-piggyback-delivered", G_TYPE_UINT64,
-        st.session.frames_piggyback_delivered,
-        "duplicates", G_TYPE_UINT64, st.session.duplicates,
-        "bytes-sent", G_TYPE_UINT64, st.session.bytes_sent,
-        "windows", G_TYPE_UINT64, st.session.windows,
-        "alarms", G_TYPE_UINT64, st.session.alarms,
-        "no-link-in-time", G_TYPE_BOOLEAN, st.session.no_link_in_time,
-        "in-time-stalls", G_TYPE_UINT64, st.session.stalls,
-        "frames-withheld", G_TYPE_UINT64, st.session.frames_withheld,
-        "keepalives", G_TYPE_UINT64, st.session.keepalives,
-        "connections-opened", G_TYPE_UINT64, st.connections_opened,
-        "connections-failed", G_TYPE_UINT64, st.connections_failed,
-        "connections-rejected", G_TYPE_UINT64, st.connections_rejected,
-        "records-dropped", G_TYPE_UINT64, st.records_dropped,
-        "frames-dropped", G_TYPE_UINT64, st.frames_dropped,
-        "stalls", G_TYPE_UINT64, st.stalls,
-        "hello-timeouts", G_TYPE_UINT64, st.hello_timeouts,
-        "silences", G_TYPE_UINT64, st.silences, NULL);
-    for (guint i = 0; i < call->n_links; i++) {
-      DonarLinkEngineLinkStats ls;
-      GValue v = G_VALUE_INIT;
-
-      if (!donar_link_engine_get_link_stats (engine, i, &ls))
-        continue;
-      g_value_init (&v, GST_TYPE_STRUCTURE);
-      g_value_take_boxed (&v, gst_structure_new ("link",
-              "index", G_TYPE_UINT, i,
-              "state", G_TYPE_STRING, ls.open ? "up" : "down",
-              "group", G_TYPE_STRING,
-              donar_group_to_string (ls.session.group),
-              "score", G_TYPE_INT, ls.session.score,
-              "bytes-sent", G_TYPE_UINT64, ls.session.bytes_sent,
-              "bytes-received", G_TYPE_UINT64, ls.session.bytes_received,
-              "frames-delivered", G_TYPE_UINT64,
-              ls.session.frames_delivered,
-              "failures", G_TYPE_UINT64, ls.session.failures,
-              "silent-frames", G_TYPE_UINT, ls.session.silent_frames,
-              "dials", G_TYPE_UINT64, ls.dials,
-              "last-error", G_TYPE_STRING, ls.last_error, NULL));
-      gst_value_array_append_and_take_value (&links, &v);
-    }
-  } else {
-    gst_structure_set (s, "ready", G_TYPE_BOOLEAN, FALSE, NULL);
+    n_links = call->n_links;
   }
-  gst_structure_take_value (s, "links", &links);
+  gst_structure_set (s, "ready", G_TYPE_BOOLEAN, ready,
+      "links-up", G_TYPE_UINT, st.links_up,
+      "frames-sent", G_TYPE_UINT64, st.session.frames_sent,
+      "frames-unsent", G_TYPE_UINT64, st.session.frames_unsent,
+      "frames-delivered", G_TYPE_UINT64, st.session.frames_delivered,
+      "frames-piggyback-delivered", G_TYPE_UINT64,
+      st.session.frames_piggyback_delivered,
+      "duplicates", G_TYPE_UINT64, st.session.duplicates,
+      "bytes-sent", G_TYPE_UINT64, st.session.bytes_sent,
+      "windows", G_TYPE_UINT64, st.session.windows,
+      "alarms", G_TYPE_UINT64, st.session.alarms,
+      "no-link-in-time", G_TYPE_BOOLEAN, st.session.no_link_in_time,
+      "in-time-stalls", G_TYPE_UINT64, st.session.stalls,
+      "frames-withheld", G_TYPE_UINT64, st.session.frames_withheld,
+      "keepalives", G_TYPE_UINT64, st.session.keepalives,
+      "connections-opened", G_TYPE_UINT64, st.connections_opened,
+      "connections-failed", G_TYPE_UINT64, st.connections_failed,
+      "connections-rejected", G_TYPE_UINT64, st.connections_rejected,
+      "records-dropped", G_TYPE_UINT64, st.records_dropped,
+      "frames-dropped", G_TYPE_UINT64, st.frames_dropped,
+      "stalls", G_TYPE_UINT64, st.stalls,
+      "hello-timeouts", G_TYPE_UINT64, st.hello_timeouts,
+      "silences", G_TYPE_UINT64, st.silences, NULL);
+  take_links (s, engine, n_links);
   if (call)
     call_unref (call);
   return s;
@@ -1439,8 +1494,8 @@ uri_set_uri (GstURIHandler * handler, const gchar * uri, GError ** error)
   if (client->call) {
     GST_OBJECT_UNLOCK (handler);
     g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_STATE,
-        "The call address cannot change during a call (donarsink: only in "
-        "NULL, donarsrc: in NULL or READY)");
+        "The call address cannot change during a call (only in NULL or "
+        "READY)");
     return FALSE;
   }
   /* Set without a notify: gst-launch-1.0 -v prints the properties it is

@@ -131,8 +131,8 @@ gboolean gst_donar_call_client_get_property (GstDonarCallClient * client,
 gboolean gst_donar_call_client_start (GstDonarCallClient * client);
 /* Detaches; the last one out stops the call (and joins its threads). */
 void gst_donar_call_client_stop (GstDonarCallClient * client);
-/* For PAUSED to PLAYING: FALSE, with the element error again, once the
- * call's setup has failed. */
+/* For PAUSED to PLAYING: FALSE, with the element error posted again, once
+ * the call's setup has failed; the state change itself goes on. */
 gboolean gst_donar_call_client_play (GstDonarCallClient * client);
 /* The engine once the call is set up, or NULL; valid until stop. */
 DonarLinkEngine *gst_donar_call_client_get_engine (GstDonarCallClient * client);

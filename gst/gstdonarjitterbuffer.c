@@ -107,6 +107,11 @@ struct _GstDonarJitterBuffer
   gboolean have_timeline;
   gint64 timeline_us;
   guint applied_latency;        /* what rtpjitterbuffer was last told */
+  /* Since when the estimator has wanted less (arrival µs), 0: not. */
+  gint64 lower_since_us;
+  /* The last rise (arrival µs, 0: none), and the headroom it took (ms). */
+  gint64 last_rise_us;
+  guint headroom;
 
   /* Streaming state of the sink pad (its streaming thread only). */
   gint clock_rate;
@@ -337,6 +342,8 @@ gst_donar_jitter_buffer_class_init (GstDonarJitterBufferClass * klass)
 
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_donar_jitter_buffer_change_state);
+  /* No clock of its own to offer: see gst_donar_jitter_buffer_init (). */
+  element_class->provide_clock = NULL;
 }
 
 /* The estimator's config from the properties; under the object lock. */
@@ -355,6 +362,8 @@ reset_stream (GstDonarJitterBuffer * self)
   donar_playout_reset (self->playout);
   self->have_delay = FALSE;
   self->have_timeline = FALSE;
+  self->lower_since_us = self->last_rise_us = 0;
+  self->headroom = 0;
   GST_OBJECT_UNLOCK (self);
   self->in_ext_ts = GST_CLOCK_TIME_NONE;
   self->have_ssrc = FALSE;
@@ -401,6 +410,13 @@ gst_donar_jitter_buffer_init (GstDonarJitterBuffer * self)
       self->applied_latency, NULL);
   gst_util_set_object_arg (G_OBJECT (self->jitterbuffer), "mode", "slave");
   gst_bin_add (GST_BIN (self), self->jitterbuffer);
+  /* The bin took GST_ELEMENT_FLAG_PROVIDE_CLOCK from rtpjitterbuffer, which
+   * offers the system clock, the pipeline's default anyway; gst-inspect-1.0
+   * then said "element is supposed to provide a clock but returned NULL".
+   * A filter in the middle has no clock of its own: the pipeline takes an
+   * audio device's (the sink's, the capture's) or the system clock, and the
+   * element, which works from running times, needs none in particular. */
+  GST_OBJECT_FLAG_UNSET (self, GST_ELEMENT_FLAG_PROVIDE_CLOCK);
 
   target = gst_element_get_static_pad (self->jitterbuffer, "sink");
   self->sinkpad = gst_ghost_pad_new_from_template ("sink", target,
@@ -476,11 +492,71 @@ gst_donar_jitter_buffer_sink_query (GstPad * pad, GstObject * parent,
   return gst_pad_query_default (pad, parent, query);
 }
 
+/* Each change of rtpjitterbuffer's latency posts a latency message, on
+ * which every pipeline recalculates its latency and moves its sink's
+ * playout.  At 1 ms a change the element posted 30 to 38 in a 12-s call
+ * over donar-torsim: the estimator's climb over the first seconds (each
+ * new slowest frame), and above all rtpjitterbuffer's re-basing of its
+ * timeline after a late packet, which the latency followed down (to 0) and
+ * back up, millisecond by millisecond, while the timeline settled again
+ * over its 2-s window.  So the adaptive latency moves on a grid of
+ * LATENCY_STEP_MS (the estimator's margin), up at once (every millisecond
+ * short is late frames) and down only once it has wanted to for
+ * LATENCY_LOWER_HOLD_US: a lower latency can wait, and a re-based timeline
+ * comes back within that.  A rise within LATENCY_RISE_BURST_US of the last
+ * one is part of a climb (the first seconds, a timeline settling): it goes
+ * a step further than the one before, up to LATENCY_MAX_HEADROOM_MS above
+ * what is wanted, so that a climb takes a few messages, not one a step;
+ * the headroom comes down with the next lowering. */
+#define LATENCY_STEP_MS 10
+#define LATENCY_LOWER_HOLD_US (2 * G_USEC_PER_SEC)
+#define LATENCY_RISE_BURST_US (G_USEC_PER_SEC)
+#define LATENCY_MAX_HEADROOM_MS 40
+
+/* Under the object lock: the latency to tell rtpjitterbuffer when the
+ * estimator wants `want` ms, never below it; at now_us, the arrival time of
+ * a frame, or -1 for a change that is not the stream's (a property, the
+ * start): then at once, to the grid line. */
+static guint
+latency_on_grid (GstDonarJitterBuffer * self, guint want, gint64 now_us)
+{
+  guint line = (want + LATENCY_STEP_MS - 1) / LATENCY_STEP_MS * LATENCY_STEP_MS;
+
+  if (now_us < 0) {
+    self->lower_since_us = self->last_rise_us = 0;
+    self->headroom = 0;
+    return line;
+  }
+  if (want > self->applied_latency) {
+    self->lower_since_us = 0;
+    if (self->last_rise_us != 0 &&
+        now_us - self->last_rise_us < LATENCY_RISE_BURST_US)
+      self->headroom = MIN (self->headroom + LATENCY_STEP_MS,
+          LATENCY_MAX_HEADROOM_MS);
+    else
+      self->headroom = 0;
+    self->last_rise_us = now_us;
+    return line + self->headroom;
+  }
+  if (line >= self->applied_latency) {
+    self->lower_since_us = 0;
+    return self->applied_latency;
+  }
+  if (self->lower_since_us == 0)
+    self->lower_since_us = now_us;
+  if (now_us - self->lower_since_us < LATENCY_LOWER_HOLD_US)
+    return self->applied_latency;
+  self->lower_since_us = 0;
+  self->headroom = 0;
+  return line;
+}
+
 /* Works out the latency rtpjitterbuffer should have and tells it if it
  * changed.  In adaptive mode: the playout offset of the estimator minus
- * rtpjitterbuffer's own timeline (or the target, before it has one). */
+ * rtpjitterbuffer's own timeline (or the target, before it has one), on
+ * the grid. */
 static void
-update_latency (GstDonarJitterBuffer * self)
+update_latency (GstDonarJitterBuffer * self, gint64 now_us)
 {
   guint latency;
   gboolean changed;
@@ -500,7 +576,8 @@ update_latency (GstDonarJitterBuffer * self)
       latency_us = offset - self->timeline_us;
     else
       latency_us = st.target_us;
-    latency = (guint) ((MAX (latency_us, 0) + 999) / 1000);
+    latency = latency_on_grid (self,
+        (guint) ((MAX (latency_us, 0) + 999) / 1000), now_us);
   } else {
     latency = self->latency;
   }
@@ -617,7 +694,7 @@ handle_buffer (GstDonarJitterBuffer * self, GstBuffer * buffer)
     GST_TRACE_OBJECT (self, "frame, RTP time %u, delay %" G_GINT64_FORMAT
         " us", rtptime, delay_us);
   update_base_delay (self);
-  update_latency (self);
+  update_latency (self, arrival_us);
 }
 
 static gboolean
@@ -902,7 +979,7 @@ gst_donar_jitter_buffer_change_state (GstElement * element,
       self->frames = 0;
       self->static_late = 0;
       GST_OBJECT_UNLOCK (self);
-      update_latency (self);
+      update_latency (self, -1);
       break;
     default:
       break;
@@ -964,7 +1041,7 @@ gst_donar_jitter_buffer_set_property (GObject * object, guint prop_id,
   if (prop_id == PROP_BASE_DELAY || prop_id == PROP_DEADLINE)
     update_base_delay (self);
   if (prop_id == PROP_ADAPTIVE || prop_id == PROP_LATENCY)
-    update_latency (self);
+    update_latency (self, -1);
 }
 
 static GstStructure *

@@ -21,7 +21,8 @@
  * A buffer larger than a DONAR frame (one Tor cell: 402 bytes with the
  * default policy) is dropped and counted in `buffers-too-large`, with an
  * element warning at the first and at most one every 5 s after: the call
- * goes on.  Opus at 32 kbit/s (`opusenc bitrate=32000`) fits.
+ * goes on; #GstDonarSink:max-frame-size gives the limit.  Opus at 32 kbit/s
+ * (`opusenc bitrate=32000`) fits.
  *
  * The sink also sends its caps to the peer in-band, so that a `donarsrc`
  * at the other end needs no caps string: a frame whose first byte is 0x00
@@ -64,6 +65,8 @@ enum
 {
   PROP_0,
   PROP_CALL_FIRST,
+  /* After the call's properties, which take GST_DONAR_CALL_N_PROPS ids. */
+  PROP_MAX_FRAME_SIZE = PROP_CALL_FIRST + GST_DONAR_CALL_N_PROPS,
 };
 
 struct _GstDonarSink
@@ -89,6 +92,10 @@ struct _GstDonarSink
 /* An encoder over the limit makes many such buffers a second: one warning
  * for each would flood the bus. */
 #define TOO_LARGE_WARNING_INTERVAL_US (5 * G_USEC_PER_SEC)
+/* What to change, whatever the codec. */
+#define SMALLER_PACKETS "Send smaller RTP packets: a lower bitrate, or " \
+  "fewer milliseconds of audio in each packet (the encoder's frame size or " \
+  "the payloader's packet time)."
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK,
@@ -113,8 +120,6 @@ static void gst_donar_sink_get_property (GObject * object, guint prop_id,
 static void gst_donar_sink_finalize (GObject * object);
 static GstStateChangeReturn gst_donar_sink_change_state (GstElement * element,
     GstStateChange transition);
-static gboolean gst_donar_sink_start (GstBaseSink * sink);
-static gboolean gst_donar_sink_stop (GstBaseSink * sink);
 static gboolean gst_donar_sink_set_caps (GstBaseSink * sink, GstCaps * caps);
 static gboolean gst_donar_sink_event (GstBaseSink * sink, GstEvent * event);
 static gboolean gst_donar_sink_send_event (GstElement * element,
@@ -134,6 +139,22 @@ gst_donar_sink_class_init (GstDonarSinkClass * klass)
   gobject_class->finalize = gst_donar_sink_finalize;
 
   gst_donar_call_install_properties (gobject_class, PROP_CALL_FIRST);
+  /**
+   * GstDonarSink:max-frame-size:
+   *
+   * The largest buffer that goes as one DONAR frame, in bytes: one Tor
+   * cell less the message's header, which depends on the call settings
+   * (402 with the adaptive policy and the default settings, 426 with the
+   * paper's policies).  Larger buffers are dropped and counted in
+   * `buffers-too-large`.  The call's own once it is set up; before, what
+   * the settings now give.
+   */
+  g_object_class_install_property (gobject_class, PROP_MAX_FRAME_SIZE,
+      g_param_spec_uint ("max-frame-size", "Maximum frame size",
+          "The largest buffer sent (bytes): one Tor cell less DONAR's "
+          "header, 402 with policy adaptive, 426 with the others (by "
+          "default); larger ones are dropped", 0, G_MAXUINT, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_set_static_metadata (element_class, "DONAR call sink",
@@ -143,8 +164,6 @@ gst_donar_sink_class_init (GstDonarSinkClass * klass)
 
   element_class->change_state = GST_DEBUG_FUNCPTR (gst_donar_sink_change_state);
   element_class->send_event = GST_DEBUG_FUNCPTR (gst_donar_sink_send_event);
-  basesink_class->start = GST_DEBUG_FUNCPTR (gst_donar_sink_start);
-  basesink_class->stop = GST_DEBUG_FUNCPTR (gst_donar_sink_stop);
   basesink_class->set_caps = GST_DEBUG_FUNCPTR (gst_donar_sink_set_caps);
   basesink_class->render = GST_DEBUG_FUNCPTR (gst_donar_sink_render);
   basesink_class->event = GST_DEBUG_FUNCPTR (gst_donar_sink_event);
@@ -180,6 +199,15 @@ gst_donar_sink_init (GstDonarSink * self)
   self->client.on_ready = on_ready;
   self->client.on_event = on_event;
   self->client.buffers_counter = "buffers-sent";
+  /* Every counter in the stats from the first read (docs/elements.md,
+   * "Stats"). */
+  gst_structure_set (self->client.counters,
+      "caps-frames-sent", G_TYPE_UINT64, G_GUINT64_CONSTANT (0),
+      "dropped-not-ready", G_TYPE_UINT64, G_GUINT64_CONSTANT (0),
+      "dropped-no-link", G_TYPE_UINT64, G_GUINT64_CONSTANT (0),
+      "dropped-not-rtp", G_TYPE_UINT64, G_GUINT64_CONSTANT (0),
+      "buffers-too-large", G_TYPE_UINT64, G_GUINT64_CONSTANT (0),
+      "rtcp-sent", G_TYPE_UINT64, G_GUINT64_CONSTANT (0), NULL);
   /* The donarsrc of a duplex call cannot preroll before this sink sends
    * (its data comes from the peer, which answers what we send): like
    * udpsink in a two-way RTP pipeline, do not wait for preroll. */
@@ -208,36 +236,46 @@ gst_donar_sink_set_property (GObject * object, guint prop_id,
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
+/* The call's limit, or the one its settings would give: the core's
+ * header grows with the links and the policy's fields (docs/protocol.md,
+ * "Overhead per message"). */
+static guint
+max_frame_size (GstDonarSink * self)
+{
+  DonarLinkEngine *engine = gst_donar_call_client_get_engine (&self->client);
+  GstDonarCallSettings *s = &self->client.settings;
+  DonarConfig config;
+
+  if (engine)
+    return donar_link_engine_get_max_frame (engine);
+  donar_config_init (&config);
+  GST_OBJECT_LOCK (self);
+  config.n_links = s->links;
+  config.n_1st = s->n1st;
+  config.n_2nd = s->n2nd;
+  config.policy = s->policy;
+  config.redundancy = s->redundancy;
+  GST_OBJECT_UNLOCK (self);
+  return config.max_record - donar_config_record_overhead (&config, 1);
+}
+
 static void
 gst_donar_sink_get_property (GObject * object, guint prop_id, GValue * value,
     GParamSpec * pspec)
 {
   GstDonarSink *self = GST_DONAR_SINK (object);
 
-  if (prop_id < PROP_CALL_FIRST ||
+  if (prop_id == PROP_MAX_FRAME_SIZE)
+    g_value_set_uint (value, max_frame_size (self));
+  else if (prop_id < PROP_CALL_FIRST ||
       !gst_donar_call_client_get_property (&self->client,
           prop_id - PROP_CALL_FIRST, value))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
-/* A setup that failed fails PLAYING with its error again: the first may
- * not have been heard (gst_donar_call_client_play ()). */
-static GstStateChangeReturn
-gst_donar_sink_change_state (GstElement * element, GstStateChange transition)
-{
-  GstDonarSink *self = GST_DONAR_SINK (element);
-
-  if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING &&
-      !gst_donar_call_client_play (&self->client))
-    return GST_STATE_CHANGE_FAILURE;
-  return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
-}
-
 static gboolean
-gst_donar_sink_start (GstBaseSink * sink)
+gst_donar_sink_start_call (GstDonarSink * self)
 {
-  GstDonarSink *self = GST_DONAR_SINK (sink);
-
   self->last_caps_us = 0;
   self->caps_too_large = FALSE;
   self->too_large_unwarned = 0;
@@ -246,13 +284,38 @@ gst_donar_sink_start (GstBaseSink * sink)
   return gst_donar_call_client_start (&self->client);
 }
 
-static gboolean
-gst_donar_sink_stop (GstBaseSink * sink)
+/* The call starts at READY to PAUSED and stops at PAUSED to READY, as in
+ * donarsrc, not in GstBaseSink's start () and stop () (NULL to READY and
+ * back): the call properties are flagged changeable in READY
+ * (GST_PARAM_MUTABLE_READY; GStreamer has no flag for NULL alone), so a
+ * value set in READY must make the call.  A setup that failed posts its
+ * error again at PAUSED to PLAYING: the first may not have been heard
+ * (gst_donar_call_client_play ()). */
+static GstStateChangeReturn
+gst_donar_sink_change_state (GstElement * element, GstStateChange transition)
 {
-  GstDonarSink *self = GST_DONAR_SINK (sink);
+  GstDonarSink *self = GST_DONAR_SINK (element);
+  GstStateChangeReturn ret;
 
-  gst_donar_call_client_stop (&self->client);
-  return TRUE;
+  switch (transition) {
+    case GST_STATE_CHANGE_READY_TO_PAUSED:
+      if (!gst_donar_sink_start_call (self))
+        return GST_STATE_CHANGE_FAILURE;
+      break;
+    case GST_STATE_CHANGE_PAUSED_TO_PLAYING:
+      gst_donar_call_client_play (&self->client);
+      break;
+    default:
+      break;
+  }
+  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+  /* After the streaming thread has stopped; and a call started for a
+   * READY to PAUSED that failed further on is not left behind. */
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY ||
+      (transition == GST_STATE_CHANGE_READY_TO_PAUSED &&
+          ret == GST_STATE_CHANGE_FAILURE))
+    gst_donar_call_client_stop (&self->client);
+  return ret;
 }
 
 static gboolean
@@ -325,7 +388,9 @@ send_caps (GstDonarSink * self, DonarLinkEngine * engine)
 
 /* A frame is one Tor cell by design (docs/protocol.md, "Overhead per message"):
  * a larger buffer is dropped rather than split over two cells, and the call
- * goes on, as over a lossy network; the warning tells how to fix it. */
+ * goes on, as over a lossy network; the warning tells how to fix it, for
+ * any codec (an Opus stream needs a lower bitrate, a PCMU one shorter
+ * packets). */
 static void
 drop_too_large (GstDonarSink * self, gsize size, gsize max_frame, gint64 now)
 {
@@ -338,17 +403,17 @@ drop_too_large (GstDonarSink * self, gsize size, gsize max_frame, gint64 now)
   if (self->too_large_warned_us == 0) {
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
         ("A buffer of %" G_GSIZE_FORMAT " bytes is larger than a DONAR "
-            "frame (at most %" G_GSIZE_FORMAT " bytes): dropped.  Lower the "
-            "encoder's bitrate, e.g. opusenc bitrate=32000.", size,
-            max_frame), ("the first buffer too large; the next warning in "
+            "frame (at most %" G_GSIZE_FORMAT " bytes, max-frame-size): "
+            "dropped.  " SMALLER_PACKETS, size, max_frame),
+        ("the first buffer too large; the next warning in "
             "%d s at the earliest",
             (gint) (TOO_LARGE_WARNING_INTERVAL_US / G_USEC_PER_SEC)));
   } else if (now - self->too_large_warned_us >= TOO_LARGE_WARNING_INTERVAL_US) {
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
         ("%" G_GUINT64_FORMAT " more buffers larger than a DONAR frame (at "
             "most %" G_GSIZE_FORMAT " bytes, the largest %" G_GSIZE_FORMAT
-            ") dropped.  Lower the encoder's bitrate, e.g. opusenc "
-            "bitrate=32000.", self->too_large_unwarned, max_frame,
+            ") dropped.  " SMALLER_PACKETS, self->too_large_unwarned,
+            max_frame,
             self->too_large_largest), ("in the last %.1f s",
             (now - self->too_large_warned_us) / 1e6));
   } else {

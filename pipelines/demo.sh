@@ -8,7 +8,7 @@ set -euo pipefail
 usage() {
   cat <<USAGE
 Usage: $0 [options]
-  --build DIR       the build directory (default: build)
+  --build DIR       the build directory (default: the tree's build/)
   --seconds N       seconds of call once the caller is ready (default: 20)
   --input FILE.wav  speech to send (default: a 440 Hz tone)
   --output FILE.wav where the callee writes what it plays (default: a temp dir)
@@ -25,7 +25,10 @@ USAGE
   exit "${1:-2}"
 }
 
-build=build seconds=20 input= output= speakers= policy=adaptive
+# The tree this script is in, wherever it is run from: its build/ by
+# default.
+tree=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=$tree/build seconds=20 input= output= speakers= policy=adaptive
 security=default seed=1 tor= json= direct= frame_log=
 while [ $# -gt 0 ]; do
   case "$1" in

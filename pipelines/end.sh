@@ -5,7 +5,7 @@
 usage() {
   cat <<USAGE
 Usage: $0 $USAGE_ARGS[options]
-  --build DIR        the build directory with gst/libgstdonar.so (default: build)
+  --build DIR        the build directory with gst/libgstdonar.so (default: the tree's build/)
   --tor-control PORT|PATH
                      ControlPort, or ControlSocket (e.g. /run/tor/control), of
                      a running tor (or donar-torsim);
@@ -21,7 +21,10 @@ USAGE
   exit "${1:-2}"
 }
 
-build=build tor_control= input= tone= output= policy=adaptive security=default
+# The tree this script is in, wherever it is run from: its build/ by
+# default.
+tree=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=$tree/build tor_control= input= tone= output= policy=adaptive security=default
 positional=()
 while [ $# -gt 0 ]; do
   case "$1" in

@@ -14,7 +14,7 @@ Usage: $0 (--callee | ADDRESS) [options]
   --send PORT        UDP port on 127.0.0.1 the received RTP goes to (default: 5006)
   --caps CAPS        the caps of the softphone's RTP (default: Opus, payload 96:
                      $default_caps)
-  --build DIR        the build directory with gst/libgstdonar.so (default: build)
+  --build DIR        the build directory with gst/libgstdonar.so (default: the tree's build/)
   --tor-control PORT|PATH
                      ControlPort, or ControlSocket (e.g. /run/tor/control), of
                      a running tor (or donar-torsim);
@@ -29,7 +29,10 @@ USAGE
 }
 
 default_caps='application/x-rtp,media=audio,clock-rate=48000,encoding-name=OPUS,payload=96'
-build=build tor_control= policy=adaptive listen=5004 send=5006
+# The tree this script is in, wherever it is run from: its build/ by
+# default.
+tree=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=$tree/build tor_control= policy=adaptive listen=5004 send=5006
 caps=$default_caps role=
 while [ $# -gt 0 ]; do
   case "$1" in

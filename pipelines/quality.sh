@@ -12,7 +12,7 @@ set -euo pipefail
 usage() {
   cat <<USAGE
 Usage: $0 [options]
-  --build DIR        the build directory (default: build)
+  --build DIR        the build directory (default: the tree's build/)
   --seconds N        seconds of call (default: 20); the reference is looped
                      or cut to this length
   --reference FILE   the speech to send, any WAV (default: codec2-examples'
@@ -28,7 +28,10 @@ USAGE
   exit "${1:-2}"
 }
 
-build=build seconds=20 reference= policy=alternate security=default seed=1
+# The tree this script is in, wherever it is run from: its build/ by
+# default.
+tree=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=$tree/build seconds=20 reference= policy=alternate security=default seed=1
 direct= keep= json=
 while [ $# -gt 0 ]; do
   case "$1" in

@@ -35,7 +35,6 @@ import json
 import os
 import signal
 import sys
-import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
@@ -119,18 +118,10 @@ def fail(text):
 
 def link_stats(stats):
     """The `links` of an element's stats as dicts.  The field is a
-    GstValueArray, which PyGObject cannot read without gst-python's overrides
-    (stats.get_value("links"): TypeError: unknown type GstValueArray);
-    Gst.Structure.get_array () gives it as a GValueArray, which it can."""
+    GValueArray of Gst.Structure, which PyGObject gives as a list."""
     if stats is None:
         return []
-    ok, array = stats.get_array("links")
-    if not ok:
-        return []
-    with warnings.catch_warnings():
-        # GValueArray is deprecated in GLib, but it is what get_array gives.
-        warnings.simplefilter("ignore", DeprecationWarning)
-        entries = [array.get_nth(i) for i in range(array.n_values)]
+    entries = stats.get_value("links")
     links = []
     for link in entries:
         _, index = link.get_uint("index")

@@ -6,7 +6,11 @@
 #      the caller's, having posted donar-call-ended "peer-hung-up";
 #   B. the caller is killed (SIGKILL, no BYE): the callee must end with
 #      the documented error (status 1, "unreachable", donar-call-ended
-#      "peer-unreachable") within peer-timeout + 5 s.
+#      "peer-unreachable") within peer-timeout + 5 s, having said that it
+#      waits for the caller to reconnect (a callee never dials);
+#   C. a callee nobody called loses tor's control port (donar-torsim's
+#      DONAR-CLOSE-CONTROLS): its onion is gone, so it must end at once
+#      with an error that says so, not wait for ever.
 # Everything started is stopped by PID, also on failure.
 #
 #   check-hang-up.sh BUILD_DIR DONAR_TORSIM
@@ -16,7 +20,7 @@ export GST_PLUGIN_PATH="$1/gst"
 torsim=$2
 work=$(mktemp -d "${TMPDIR:-/tmp}/donar-hang-up.XXXXXX")
 source "$(dirname "$0")/../torsim/processes.sh"
-logs=(torsim.log callee-a.log caller-a.log callee-b.log caller-b.log)
+logs=(torsim.log callee-a.log caller-a.log callee-b.log caller-b.log callee-c.log)
 peer_timeout=5
 
 "$torsim" --port-file "$work/ports" --seed 7 > "$work/torsim.log" 2>&1 &
@@ -112,4 +116,23 @@ check 'grep -q "unreachable: no link to it for peer-timeout" "$work/callee-b.log
   "B: the callee's error does not name the cause"
 check 'grep -q "donar-call-ended.*peer-unreachable" "$work/callee-b.log"' \
   "B: no donar-call-ended peer-unreachable at the callee"
+check 'grep -q "No link of the call is left open; waiting for the caller to reconnect" "$work/callee-b.log"' \
+  "B: the callee did not say it waits for the caller"
+check '! grep -q "dialing again" "$work/callee-b.log"' \
+  "B: the callee speaks of dialing"
+
+# C: tor's control connections closed under a callee nobody called.
+start_callee c
+exec 3<>"/dev/tcp/127.0.0.1/$CONTROL_PORT"
+printf 'AUTHENTICATE\r\nDONAR-CLOSE-CONTROLS\r\nQUIT\r\n' >&3
+timeout 5 cat <&3 > /dev/null || true
+exec 3<&-
+wait_exit "$callee_pid" 5
+echo "C: the callee exited ${status:-not} ${took} s after tor's control port closed"
+check '[ -n "$status" ] && [ "$status" != 0 ]' \
+  "C: the callee did not end with an error within 5 s"
+check 'grep -q "the onion service is gone, and the caller cannot reach this end again" "$work/callee-c.log"' \
+  "C: the callee's error does not say the onion is gone"
+check '! grep -q "the call goes on over the open links" "$work/callee-c.log"' \
+  "C: the callee speaks of open links"
 exit "$failed"

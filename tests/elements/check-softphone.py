@@ -4,8 +4,7 @@ softphone, two processes, over donar-torsim (or with `direct`, over
 tor-control=direct), each sending a WAV file (a tone of its own) and writing
 what it hears to a WAV file.  Checks that both ends heard the other's tone
 for about the call's length, that each read the per-link stats (the `links`
-array, which PyGObject reads only through Gst.Structure.get_array without
-gst-python's overrides) into its --json summary, and that the RTCP of each
+list) into its --json summary, and that the RTCP of each
 end's rtpbin, carried over the call with the RTP, reached the other: each
 summary has the peer's report (a round trip, the loss).
 

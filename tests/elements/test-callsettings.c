@@ -3,12 +3,15 @@
  * callee publishes its own address), and elements of one call that
  * disagree on dialing or answering fail the state change rather than
  * silently becoming the other.  A setting changed during a call is
- * refused with a warning, and taken once the element has stopped.  A
- * running tor's password and cookie file are refused without one, and
- * setup-timeout bounds a setup that hangs.  Direct calls (no Tor). */
+ * refused with a warning, and taken once the element is back in READY;
+ * every call property is flagged changeable in READY, and one set there
+ * makes the call.  A running tor's password and cookie file are refused
+ * without one, and setup-timeout bounds a setup that hangs.  Direct calls
+ * (no Tor). */
 #include "elements-test.h"
 
 #include <gst/gst.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
 #define SETUP_TIMEOUT (10 * GST_SECOND)
@@ -139,12 +142,13 @@ test_live_change (void)
           "call"));
   g_free (warning);
 
-  /* A sink's call stops at READY to NULL. */
-  gst_element_set_state (pipeline, GST_STATE_NULL);
+  /* The call stops at PAUSED to READY. */
+  gst_element_set_state (pipeline, GST_STATE_READY);
   g_object_set (sink, "budget", 1.5, NULL);
   g_object_get (sink, "budget", &budget, NULL);
   g_assert_cmpfloat (budget, ==, 1.5);
   g_assert_null (next_warning (pipeline, 0));
+  gst_element_set_state (pipeline, GST_STATE_NULL);
 
   gst_object_unref (sink);
   gst_object_unref (pipeline);
@@ -216,6 +220,65 @@ test_setup_timeout (void)
   g_object_unref (listener);
 }
 
+/* Every call property says "changeable in NULL or READY" (gst-inspect-1.0),
+ * and so it is: a value set in READY makes the call.  An address-file set
+ * in READY is written by the call that starts at PAUSED. */
+static void
+test_ready_change (void)
+{
+  const gchar *names[] = { "donarsink", "donarsrc" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
+    GstElement *element = gst_element_factory_make (names[i], NULL);
+    guint n_specs;
+    GParamSpec **specs =
+        g_object_class_list_properties (G_OBJECT_GET_CLASS (element),
+        &n_specs);
+
+    for (guint j = 0; j < n_specs; j++) {
+      /* Every property of the call is one of GstDonarCallSettings. */
+      if (specs[j]->owner_type != G_OBJECT_TYPE (element) ||
+          !(specs[j]->flags & G_PARAM_WRITABLE))
+        continue;
+      g_assert_true (specs[j]->flags & GST_PARAM_MUTABLE_READY);
+    }
+    g_free (specs);
+    gst_object_unref (element);
+  }
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
+    gchar *description = g_strdup_printf (g_str_equal (names[i],
+            "donarsink") ? "audiotestsrc is-live=true ! opusenc "
+        "bitrate=32000 frame-size=40 ! rtpopuspay ! donarsink name=e "
+        "tor-control=direct" : "donarsrc name=e tor-control=direct ! "
+        "fakesink");
+    GstElement *pipeline = launch (description);
+    GstElement *element = gst_bin_get_by_name (GST_BIN (pipeline), "e");
+    gchar *dir = g_dir_make_tmp ("donar-ready-XXXXXX", NULL);
+    gchar *path = g_build_filename (dir, "address", NULL);
+    gchar *address, *written;
+
+    g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_READY), ==,
+        GST_STATE_CHANGE_SUCCESS);
+    g_object_set (element, "address-file", path, NULL);
+    g_assert_null (next_warning (pipeline, 0));
+    address = callee_address (pipeline);
+    g_assert_true (g_file_get_contents (path, &written, NULL, NULL));
+    g_assert_cmpstr (g_strchomp (written), ==, address);
+
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    g_unlink (path);
+    g_rmdir (dir);
+    g_free (written);
+    g_free (address);
+    g_free (path);
+    g_free (dir);
+    g_free (description);
+    gst_object_unref (element);
+    gst_object_unref (pipeline);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -227,6 +290,7 @@ main (int argc, char **argv)
   g_test_add_func ("/callsettings/tor-auth", test_tor_auth);
   g_test_add_func ("/callsettings/setup-timeout", test_setup_timeout);
   g_test_add_func ("/callsettings/live-change", test_live_change);
+  g_test_add_func ("/callsettings/ready-change", test_ready_change);
   ret = g_test_run ();
   return elements_test_finish (ret, check_leaks);
 }

@@ -29,6 +29,11 @@ typedef struct
   guint links_messages;
   guint last_links_up;
   guint max_links_up;
+  /* The setup's progress: its percents, 0 at the start, never down, 100
+   * at the end. */
+  guint progress_messages;
+  gint last_percent;
+  gboolean progress_complete;
 } Heard;
 
 /* One end: appsrc ! donarsink, donarsrc ! fakesink, one call. */
@@ -93,6 +98,29 @@ hear_links (Heard * heard, const GstStructure * s, guint order)
     heard->first_link_at = order;
 }
 
+static void
+hear_progress (Heard * heard, GstMessage * msg)
+{
+  GstProgressType type;
+  gint percent = -1;
+
+  gst_message_parse_progress (msg, &type, NULL, NULL);
+  g_assert_true (gst_structure_get_int (gst_message_get_structure (msg),
+          "percent", &percent));
+  if (type == GST_PROGRESS_TYPE_START)
+    g_assert_cmpint (percent, ==, 0);
+  else
+    g_assert_cmpint (percent, >=, heard->last_percent);
+  if (type == GST_PROGRESS_TYPE_CONTINUE)
+    g_assert_cmpint (percent, <, 100);
+  if (type == GST_PROGRESS_TYPE_COMPLETE) {
+    g_assert_cmpint (percent, ==, 100);
+    heard->progress_complete = TRUE;
+  }
+  heard->last_percent = percent;
+  heard->progress_messages++;
+}
+
 /* Takes the element messages on the bus, in order; an error fails. */
 static void
 drain_bus (End * end)
@@ -101,7 +129,8 @@ drain_bus (End * end)
   GstMessage *msg;
 
   while ((msg = gst_bus_pop_filtered (bus,
-              GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT))) {
+              GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT |
+              GST_MESSAGE_PROGRESS))) {
     const GstStructure *s = gst_message_get_structure (msg);
     const gchar *from = GST_OBJECT_NAME (GST_MESSAGE_SRC (msg));
     Heard *heard = g_str_equal (from, "sink") ? &end->sink :
@@ -113,6 +142,12 @@ drain_bus (End * end)
 
       gst_message_parse_error (msg, &error, &debug);
       g_error ("%s: %s (%s)", from, error->message, debug);
+    }
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_PROGRESS) {
+      if (heard)
+        hear_progress (heard, msg);
+      gst_message_unref (msg);
+      continue;
     }
     end->messages++;
     if (heard && gst_structure_has_name (s, "donar-links"))
@@ -306,6 +341,16 @@ test_torsim_call (void)
   g_assert_cmpuint (callee.src.ready_at, >, 0);
   g_assert_cmpuint (callee.src.first_link_at, >, callee.src.ready_at);
 
+  /* Each element's setup went from 0 to 100 through the steps between
+   * (connecting to the control port; the callee's onion and descriptor;
+   * the caller's dialing). */
+  g_assert_true (caller.sink.progress_complete);
+  g_assert_true (caller.src.progress_complete);
+  g_assert_true (callee.sink.progress_complete);
+  g_assert_true (callee.src.progress_complete);
+  g_assert_cmpuint (caller.sink.progress_messages, >=, 3);
+  g_assert_cmpuint (callee.sink.progress_messages, >=, 4);
+
   check_arrived (&caller, &callee, "caller to callee");
   check_arrived (&callee, &caller, "callee to caller");
   check_sink_counts (&caller);
@@ -378,9 +423,11 @@ check_setup_error (GstMessage * msg, const gchar * element,
 }
 
 /* A setup that fails in the setup thread (tor-control=9: nothing listens):
- * the error, then the progress's end; then PLAYING fails with the error
- * again, and so does an element that joins the call.  An application that
- * missed the first error (gst-launch-1.0 may) hears it there. */
+ * the error, then the progress's end; then PLAYING posts the error again,
+ * and so does an element that joins the call, each state change going on
+ * (gst-launch-1.0's exit status the same whichever error it hears).  An
+ * application that missed the first error (gst-launch-1.0 may) hears it
+ * there. */
 static void
 test_setup_failed (void)
 {
@@ -409,16 +456,21 @@ test_setup_failed (void)
   g_assert_cmpint (progress_type (msg), ==, GST_PROGRESS_TYPE_ERROR);
   gst_message_unref (msg);
 
-  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), ==,
+  /* The error again, the state change going on (gst-launch-1.0's exit
+   * status the same whichever error it hears). */
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
       GST_STATE_CHANGE_FAILURE);
   msg = next_error_or_progress (pipeline);
   check_setup_error (msg, "src", reason);
   gst_message_unref (msg);
 
-  g_assert_cmpint (gst_element_set_state (sink, GST_STATE_PAUSED), ==,
+  g_assert_cmpint (gst_element_set_state (sink, GST_STATE_PAUSED), !=,
       GST_STATE_CHANGE_FAILURE);
   msg = next_error_or_progress (pipeline);
   check_setup_error (msg, "sink", reason);
+  gst_message_unref (msg);
+  msg = next_error_or_progress (pipeline);
+  g_assert_cmpint (progress_type (msg), ==, GST_PROGRESS_TYPE_ERROR);
   gst_message_unref (msg);
 
   gst_element_set_state (sink, GST_STATE_NULL);

@@ -783,6 +783,9 @@ main (int argc, char **argv)
   action.sa_handler = on_signal;
   sigaction (SIGINT, &action, NULL);
   sigaction (SIGTERM, &action, NULL);
+  /* A caller that read the address from our stdout and ended first
+   * closes the pipe: the report then goes nowhere, and must not kill us. */
+  signal (SIGPIPE, SIG_IGN);
   g_mutex_init (&status.lock);
   status.quiet = o.quiet;
   call = donar_call_start (&call_options, on_progress, on_event, &status,
@@ -796,9 +799,16 @@ main (int argc, char **argv)
     return 1;
   }
   if (role == DONAR_ROLE_CALLEE) {
-    if (!o.quiet)
+    /* On stdout, alone on its line, for `callee | caller -` (the messages
+     * stay on stderr); with --json, stdout is the report alone, and
+     * --address-file gives the address to a program. */
+    if (!o.json) {
+      g_print ("%s\n", donar_call_get_address (call));
+      fflush (stdout);
+    } else if (!o.quiet) {
       g_printerr ("donar-call: call address: %s\n",
           donar_call_get_address (call));
+    }
     if (o.address_file && !donar_call_write_address_file (o.address_file,
             donar_call_get_address (call), &error)) {
       g_printerr ("donar-call: %s\n", error->message);
