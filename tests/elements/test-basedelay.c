@@ -436,8 +436,18 @@ run_call (const gchar * tor_control, gdouble base[2], gdouble one_way[2])
     }
     g_usleep (100 * 1000);
   }
-  /* Two seconds more of frames for the one-way delays. */
+  /* Two seconds more of frames for the one-way delays, and the base as
+   * donarsrc has it then: the first comes from the round trips of the
+   * call's first second, before the first frames have gone round every
+   * link (docs/protocol.md, *Before the first round trip*), and is
+   * compared with the least one-way delay of the whole call. */
   g_usleep (2 * G_USEC_PER_SEC);
+  for (guint i = 0; i < 2; i++) {
+    GstElement *jb = gst_bin_get_by_name (GST_BIN (ends[i]), "jb");
+
+    get_base_delay (jb, &base[i], &upstream[i], NULL);
+    gst_object_unref (jb);
+  }
   for (guint i = 0; i < 2; i++)
     gst_element_set_state (ends[i], GST_STATE_NULL);
   one_way[0] = min_one_way (&times[1], &times[0]);
