@@ -23,7 +23,7 @@ round), and runs --at-once calls at once, the policies in turn (SIMPLE,
 TORFONE, ALTERNATE, DOUBLE-SEND, ADAPTIVE budget 1 and 2), so that a round
 of 12 has 2 calls of each; every call on its own onion, every link on its
 own circuit, its frame logs (donar-call --frame-log) kept in --keep. The
-next round's tors bootstrap during the last minute of the current round.
+next round's tors bootstrap once the current round's calls have ended.
 Progress and the load average are printed at the end of each round.
 
 Then donar-sim, as many calls of the same length with the same seed and
@@ -86,16 +86,20 @@ CALLS_PER_POLICY = 24
 SECONDS = 120
 # 12 calls at once, 2 of each policy: 144 calls of 2 minutes in 12 rounds
 # of 2.5-3 min (smoke rounds of 60-s calls took 78-127 s: up to 40 s for
-# the slowest call's 12 links, some 15 s of hang-up; the next round's tors
-# bootstrap meanwhile), some 35-40 min with the network's start, donar-sim
+# the slowest call's 12 links, some 15 s of hang-up; then 10-25 s for the
+# next round's tors), some 40-45 min with the network's start, donar-sim
 # and the voice. 6 at once would take 24 rounds, over the hour. In the
 # smoke rounds our processes (tors, shaper, donar-call, cross traffic)
 # took about one of the 2 cores; the 1-min load was 4.0-6.7 with other
 # sessions' jobs on the other.
 AT_ONCE = 12
-# The next round's tors start this long before the current calls end:
-# bootstrapping takes 10-25 s here.
-PREPARE_S = 45
+# The next round's tors start once the current calls have ended, never
+# during them: their bootstrap (10-25 s of consensus, descriptors and
+# circuits through the same 16 relays) made every call of a round late at
+# the same two moments (80-90 s and 100-110 s into the calls, 26-38 frames
+# of each, every policy), which alone took 1.0-1.6 % of each call's frames
+# past 360 ms (the first run, rounds 1-2, when they started 45 s before
+# the calls' end).
 # Issue 23's targets, in points of successful calls.
 TARGET_ADAPTIVE_2 = 90.0
 TARGET_ADAPTIVE_1_OVER_ALTERNATE = 15.0
@@ -318,8 +322,8 @@ def entry_guards(port, cookie):
 
 
 def run_round(args, procs, call_bin, keep, r, tors, calls, prepare_next):
-    """The calls of round r at once through its ready tors; starts the next
-    round's tors (prepare_next) PREPARE_S before the calls end. Returns the
+    """The calls of round r at once through its ready tors; then starts the
+    next round's tors (prepare_next), once the calls have ended. Returns the
     round's facts and the next round's tors."""
     cal = calibration()
     caller, callee, tor_procs = tors
@@ -327,7 +331,7 @@ def run_round(args, procs, call_bin, keep, r, tors, calls, prepare_next):
                         callee, options=c['options'],
                         links=links_of(c['options'])) for c in calls]
     t0 = time.monotonic()
-    dialed_at = next_tors = None
+    next_tors = None
     next_snap = 0.0
     load_max = 0.0
     tor_ctl = [('caller',) + tuple(caller), ('callee',) + tuple(callee)]
@@ -339,12 +343,6 @@ def run_round(args, procs, call_bin, keep, r, tors, calls, prepare_next):
                 cal.snapshot_circuits(tor_ctl, circ, now - t0)
                 load_max = max(load_max, float(load_average().split()[0]))
             running = [c for c in running if not c.step()]
-            if dialed_at is None and all(c.caller is not None for c in running):
-                dialed_at = now
-            if (next_tors is None and prepare_next is not None
-                    and dialed_at is not None
-                    and now - dialed_at > args.seconds - PREPARE_S):
-                next_tors = prepare_next()
             time.sleep(0.2)
     # At the end: when it has just bootstrapped, a tor may not have tried
     # its second guard yet.
@@ -1045,6 +1043,9 @@ def report_command(command, keep):
 
 
 def main():
+    # A SIGTERM (a background run has SIGINT ignored) unwinds as an exit,
+    # so that the network and every tor and call are stopped by PID.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--build', default=os.path.join(ROOT, 'build'))
     p.add_argument('--calls-per-policy', type=int, default=CALLS_PER_POLICY)
