@@ -134,6 +134,15 @@ donar_call_contacts_write (const gchar * dir, const gchar * name,
         "not '.' first", name);
     return FALSE;
   }
+  /* The first contact makes the directory, as docs/elements.md's example
+   * of a lasting address expects (`donar-call contact-key alice contacts/`
+   * in a directory without one). */
+  if (g_mkdir_with_parents (dir, 0755) != 0) {
+    g_autofree gchar *why = g_strdup_printf ("cannot be created: %s",
+        g_strerror (errno));
+
+    return fail (error, dir, why);
+  }
   key = donar_client_auth_to_base32 (public_key);
   line = g_strconcat (PREFIX, key, "\n", NULL);
   length = strlen (line);
