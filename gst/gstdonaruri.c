@@ -291,8 +291,16 @@ uri_get_uri (GstURIHandler * handler)
 static gboolean
 uri_set_uri (GstURIHandler * handler, const gchar * uri, GError ** error)
 {
-  return set_uri (gst_donar_call_client_get (GST_ELEMENT (handler)), uri,
-      error);
+  GError *set_error = NULL;
+
+  if (set_uri (gst_donar_call_client_get (GST_ELEMENT (handler)), uri,
+          &set_error))
+    return TRUE;
+  /* gst-launch-1.0 drops the error of a URI in its line (it says "no sink
+   * element for URI"): the reason is in the log at least. */
+  GST_WARNING_OBJECT (handler, "URI refused: %s", set_error->message);
+  g_propagate_error (error, set_error);
+  return FALSE;
 }
 
 void
