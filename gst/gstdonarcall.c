@@ -11,7 +11,6 @@
 #include "gstdonaruri.h"
 #include "donar-call-tor-control.h"
 
-#include "donar-call-address.h"
 #include "donar-secret.h"
 
 #include <string.h>
