@@ -112,11 +112,11 @@ check '[ "$bytes" -gt 192000 ]' "2: playbin plays 2 s of the callee's audio"
 
 # 3.
 rm -f "$work/address.txt"
-eval "$(example "C=")"
+eval "$(example "C='donar://callee")"
 start 'gst-launch-1.0 "$C"' callee-3
 callee=$last_pid
 wait_for_file "$work/address.txt"
-(cd "$work" && eval "$(example "A=")" &&
+(cd "$work" && eval "$(example 'A="$(cat address.txt)')" &&
   eval "timeout -s INT 8 $(example 'gst-launch-1.0 "$A"' |
     sed 's/gst-launch-1.0/gst-launch-1.0 -v/')") \
   > "$work/caller-3.log" 2>&1 || true
