@@ -8,12 +8,11 @@
 
 #include "gstdonarcall.h"
 #include "gstdonarprogress.h"
+#include "gstdonaruri.h"
 #include "donar-call-tor-control.h"
 
-#include "donar-call-address.h"
 #include "donar-secret.h"
 
-#include <gst/base/gstbasesrc.h>
 #include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_donar_call_debug);
@@ -82,6 +81,12 @@ static GHashTable *registry;    /* registry_key () -> GstDonarCall */
 
 /* The element's GstDonarCallClient, for the URI handler that both share. */
 static GQuark client_quark;
+
+GstDonarCallClient *
+gst_donar_call_client_get (GstElement * element)
+{
+  return g_object_get_qdata (G_OBJECT (element), client_quark);
+}
 
 GType
 gst_donar_policy_get_type (void)
@@ -287,6 +292,16 @@ gst_donar_call_install_properties (GObjectClass * klass, guint first)
           "SAFECOOKIE authentication, where the file tor names cannot be "
           "read as it is named (another mount, a container); empty: the one "
           "tor names", NULL, flags));
+  /* Notified when set as a property, as the address is; set_uri () does
+   * not notify it (gstdonaruri.c). */
+  g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_URI,
+      g_param_spec_string ("uri", "URI",
+          "The donar:// URI: the call address to dial (a caller) or "
+          "donar://callee, either with call settings as parameters "
+          "(?tor-control=9051&links=6...; docs/elements.md, \"The donar:// "
+          "URI\"); reads back the address, or donar://callee, and the last "
+          "URI's parameters with the values their properties have",
+          NULL, flags));
 }
 
 void
@@ -337,6 +352,8 @@ gst_donar_call_client_clear (GstDonarCallClient * client)
   donar_secret_free (client->settings.tor_password);
   g_free (client->settings.tor_cookie_file);
   g_free (client->address_file);
+  g_strfreev (client->uri_params);
+  g_free (client->uri_error);
   gst_structure_free (client->counters);
   g_mutex_clear (&client->stats_lock);
   g_cond_clear (&client->stats_cond);
@@ -352,23 +369,9 @@ set_string (gchar ** field, const GValue * value)
 }
 
 gboolean
-gst_donar_call_client_set_property (GstDonarCallClient * client,
-    guint prop_id, const GValue * value, const GParamSpec * pspec)
+gst_donar_call_settings_set (GstDonarCallSettings * s, guint prop_id,
+    const GValue * value)
 {
-  GstDonarCallSettings *s = &client->settings;
-
-  GST_OBJECT_LOCK (client->element);
-  if (client->call && prop_id < GST_DONAR_CALL_N_PROPS) {
-    GST_OBJECT_UNLOCK (client->element);
-    /* The call was made with the value at start: taking a new one would
-     * make the property lie about the call.  Both elements start it at
-     * READY to PAUSED and stop it at PAUSED to READY. */
-    GST_ELEMENT_WARNING (client->element, RESOURCE, SETTINGS,
-        ("\"%s\" cannot change during a call: it keeps its value until the "
-            "element is back in READY or NULL.",
-            g_param_spec_get_name ((GParamSpec *) pspec)), (NULL));
-    return TRUE;
-  }
   switch (prop_id) {
     case GST_DONAR_CALL_PROP_ADDRESS:
       donar_secret_free (g_steal_pointer (&s->address));
@@ -446,24 +449,43 @@ gst_donar_call_client_set_property (GstDonarCallClient * client,
       set_string (&s->tor_cookie_file, value);
       break;
     default:
-      GST_OBJECT_UNLOCK (client->element);
       return FALSE;
   }
-  GST_OBJECT_UNLOCK (client->element);
   return TRUE;
 }
 
 gboolean
-gst_donar_call_client_get_property (GstDonarCallClient * client,
-    guint prop_id, GValue * value)
+gst_donar_call_client_set_property (GstDonarCallClient * client,
+    guint prop_id, const GValue * value, const GParamSpec * pspec)
 {
-  GstDonarCallSettings *s = &client->settings;
+  gboolean known;
 
-  if (prop_id == GST_DONAR_CALL_PROP_STATS) {
-    g_value_take_boxed (value, gst_donar_call_client_get_stats (client));
+  GST_OBJECT_LOCK (client->element);
+  if (client->call && prop_id < GST_DONAR_CALL_N_PROPS) {
+    GST_OBJECT_UNLOCK (client->element);
+    /* The call was made with the value at start: taking a new one would
+     * make the property lie about the call.  Both elements start it at
+     * READY to PAUSED and stop it at PAUSED to READY. */
+    GST_ELEMENT_WARNING (client->element, RESOURCE, SETTINGS,
+        ("\"%s\" cannot change during a call: it keeps its value until the "
+            "element is back in READY or NULL.",
+            g_param_spec_get_name ((GParamSpec *) pspec)), (NULL));
     return TRUE;
   }
-  GST_OBJECT_LOCK (client->element);
+  if (prop_id == GST_DONAR_CALL_PROP_URI) {
+    GST_OBJECT_UNLOCK (client->element);
+    gst_donar_call_client_set_uri_property (client, value);
+    return TRUE;
+  }
+  known = gst_donar_call_settings_set (&client->settings, prop_id, value);
+  GST_OBJECT_UNLOCK (client->element);
+  return known;
+}
+
+gboolean
+gst_donar_call_settings_get (const GstDonarCallSettings * s, guint prop_id,
+    GValue * value)
+{
   switch (prop_id) {
     case GST_DONAR_CALL_PROP_ADDRESS:
       g_value_set_string (value, s->address);
@@ -535,11 +557,29 @@ gst_donar_call_client_get_property (GstDonarCallClient * client,
       g_value_set_string (value, s->tor_cookie_file);
       break;
     default:
-      GST_OBJECT_UNLOCK (client->element);
       return FALSE;
   }
-  GST_OBJECT_UNLOCK (client->element);
   return TRUE;
+}
+
+gboolean
+gst_donar_call_client_get_property (GstDonarCallClient * client,
+    guint prop_id, GValue * value)
+{
+  gboolean known;
+
+  if (prop_id == GST_DONAR_CALL_PROP_STATS) {
+    g_value_take_boxed (value, gst_donar_call_client_get_stats (client));
+    return TRUE;
+  }
+  if (prop_id == GST_DONAR_CALL_PROP_URI) {
+    g_value_take_string (value, gst_donar_call_client_get_uri (client));
+    return TRUE;
+  }
+  GST_OBJECT_LOCK (client->element);
+  known = gst_donar_call_settings_get (&client->settings, prop_id, value);
+  GST_OBJECT_UNLOCK (client->element);
+  return known;
 }
 
 /* Messages to every element of the call, under call->lock. */
@@ -1148,7 +1188,12 @@ gst_donar_call_client_start (GstDonarCallClient * client)
     registry = g_hash_table_new (g_str_hash, g_str_equal);
   if (key[0] != '\0')
     call = g_hash_table_lookup (registry, key);
-  if (call) {
+  if (client->uri_error) {
+    /* Not the settings the user meant: no call at all. */
+    g_set_error (&error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS,
+        "uri: %s", client->uri_error);
+    call = NULL;
+  } else if (call) {
     if (check_join (call, s, &error)) {
       call->refcount++;
       GST_INFO_OBJECT (element, "joining call \"%s\"", s->call);
@@ -1438,83 +1483,6 @@ gst_donar_call_client_get_stats (GstDonarCallClient * client)
   if (call)
     call_unref (call);
   return s;
-}
-
-static GstURIType
-uri_get_type (GType type)
-{
-  return g_type_is_a (type, GST_TYPE_BASE_SRC) ? GST_URI_SRC : GST_URI_SINK;
-}
-
-static const gchar *const *
-uri_get_protocols (GType type)
-{
-  static const gchar *const protocols[] = { "donar", NULL };
-
-  return protocols;
-}
-
-/* The address property gives back the whole address, secret included, to
- * whoever may read the element's properties; the URI is the same string,
- * for without its secret it could neither dial nor be set back.  A callee
- * has no URI: its address comes in the donar-call-address message. */
-static gchar *
-uri_get_uri (GstURIHandler * handler)
-{
-  GstDonarCallClient *client = g_object_get_qdata (G_OBJECT (handler),
-      client_quark);
-  gchar *uri = NULL;
-
-  GST_OBJECT_LOCK (handler);
-  if (client->settings.address[0] != '\0')
-    uri = g_strdup (client->settings.address);
-  GST_OBJECT_UNLOCK (handler);
-  return uri;
-}
-
-static gboolean
-uri_set_uri (GstURIHandler * handler, const gchar * uri, GError ** error)
-{
-  GstDonarCallClient *client = g_object_get_qdata (G_OBJECT (handler),
-      client_quark);
-  DonarCallAddress address;
-  GError *parse_error = NULL;
-
-  /* The parser's messages name the part that is wrong, never a secret:
-   * they may go to the log or to the user. */
-  if (!donar_call_address_parse (uri, &address, &parse_error)) {
-    g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
-        "Not a DONAR call address: %s", parse_error->message);
-    g_error_free (parse_error);
-    return FALSE;
-  }
-  donar_call_address_clear (&address);
-
-  GST_OBJECT_LOCK (handler);
-  if (client->call) {
-    GST_OBJECT_UNLOCK (handler);
-    g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_STATE,
-        "The call address cannot change during a call (only in NULL or "
-        "READY)");
-    return FALSE;
-  }
-  /* Set without a notify: gst-launch-1.0 -v prints the properties it is
-   * notified of, and this one holds the secret. */
-  donar_secret_free (client->settings.address);
-  client->settings.address = g_strdup (uri);
-  GST_OBJECT_UNLOCK (handler);
-  return TRUE;
-}
-
-void
-gst_donar_call_uri_handler_init (gpointer g_iface, gpointer iface_data)
-{
-  GstURIHandlerInterface *iface = g_iface;
-
-  iface->get_type = uri_get_type;
-  iface->get_protocols = uri_get_protocols;
-  iface->get_uri = uri_get_uri;
-  iface->set_uri = uri_set_uri;
 }
 
 void

@@ -83,6 +83,12 @@ struct _GstDonarCallClient
    * GValue on the streaming thread. */
   const gchar *buffers_counter;
   guint64 buffers;
+  /* The parameters of the last URI taken (gstdonaruri.c), in its order,
+   * for the URI given back; under the object lock. */
+  gchar **uri_params;
+  /* Why the uri property last set was refused, or NULL: start () fails
+   * with it (a property cannot fail when it is set). */
+  gchar *uri_error;
 };
 
 /* The property ids from first on. */
@@ -113,6 +119,7 @@ enum
   GST_DONAR_CALL_PROP_SETUP_TIMEOUT,
   GST_DONAR_CALL_PROP_TOR_PASSWORD,
   GST_DONAR_CALL_PROP_TOR_COOKIE_FILE,
+  GST_DONAR_CALL_PROP_URI,
   GST_DONAR_CALL_N_PROPS,
 };
 
@@ -126,6 +133,15 @@ gboolean gst_donar_call_client_set_property (GstDonarCallClient * client,
     guint prop_id, const GValue * value, const GParamSpec * pspec);
 gboolean gst_donar_call_client_get_property (GstDonarCallClient * client,
     guint prop_id, GValue * value);
+/* The same on the settings alone, under the element's object lock, not
+ * refused during a call (the URI handler checks that first); FALSE for a
+ * prop_id that is not a setting (stats, uri). */
+gboolean gst_donar_call_settings_set (GstDonarCallSettings * s,
+    guint prop_id, const GValue * value);
+gboolean gst_donar_call_settings_get (const GstDonarCallSettings * s,
+    guint prop_id, GValue * value);
+/* The element's client (gst_donar_call_client_init ()). */
+GstDonarCallClient *gst_donar_call_client_get (GstElement * element);
 
 /* Attaches to the call of the same name, or starts a call. */
 gboolean gst_donar_call_client_start (GstDonarCallClient * client);
@@ -154,10 +170,6 @@ void gst_donar_call_client_count (GstDonarCallClient * client,
 /* Adds one to the counter named buffers_counter. */
 void gst_donar_call_client_count_buffer (GstDonarCallClient * client);
 GstStructure *gst_donar_call_client_get_stats (GstDonarCallClient * client);
-
-/* The GstURIHandler of donarsink and donarsrc: the donar:// scheme, the
- * call address to dial. */
-void gst_donar_call_uri_handler_init (gpointer g_iface, gpointer iface_data);
 
 G_END_DECLS
 #endif /* __GST_DONAR_CALL_H__ */

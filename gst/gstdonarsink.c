@@ -32,8 +32,9 @@
  * A donarsink and a donarsrc with the same #GstDonarSink:call name share
  * one call: the two directions of a voice call.
  *
- * The element handles `donar://` URIs: the URI is the call address, as
- * #GstDonarSink:address (gst_element_make_from_uri () makes a caller).
+ * The element handles `donar://` URIs (#GstDonarSink:uri): the call address,
+ * which makes a caller, or `donar://callee`, either with call properties
+ * as parameters (`donar://callee?tor-control=9051&address-file=a.txt`).
  *
  * #GstBaseSink:sync is %TRUE by default, as in udpsink (a packet leaves at
  * its running time), but #GstBaseSink:async is %FALSE: in a duplex call
@@ -53,6 +54,7 @@
 
 #include "gstdonarsink.h"
 #include "gstdonarcall.h"
+#include "gstdonaruri.h"
 #include "gstdonarelements.h"
 #include "gstdonarrtcpdemux.h"
 

@@ -18,8 +18,9 @@
  * A donarsink and a donarsrc with the same #GstDonarSrc:call name share
  * one call: the two directions of a voice call.
  *
- * The element handles `donar://` URIs: the URI is the call address, as
- * #GstDonarSrc:address (gst_element_make_from_uri () makes a caller).
+ * The element handles `donar://` URIs (#GstDonarSrc:uri): the call address,
+ * which makes a caller, or `donar://callee`, either with call properties
+ * as parameters (`donar://callee?tor-control=9051&address-file=a.txt`).
  *
  * ## Example launch line
  * |[
@@ -32,6 +33,7 @@
 
 #include "gstdonarsrc.h"
 #include "gstdonarcall.h"
+#include "gstdonaruri.h"
 #include "gstdonarelements.h"
 
 #include <string.h>

@@ -1,4 +1,5 @@
-/* The call address string (donar-call-address.h), parsed with GUri. */
+/* The call address string and the elements' donar:// URI
+ * (donar-call-address.h), parsed with GUri. */
 #include "donar-call-address.h"
 #include "donar-secret.h"
 
@@ -63,15 +64,38 @@ bad:
   return FALSE;
 }
 
-static gboolean
-parse_param (const gchar * name, const gchar * value,
-    DonarCallAddress * address, gboolean * have_secret, GError ** error)
+/* What a query is parsed into: the address's own parameters and, in a
+ * URI, the settings after them. */
+typedef struct
 {
-  if (g_strcmp0 (name, "secret") == 0 && !*have_secret) {
-    if (!parse_secret (value, address->secret, error))
+  DonarCallAddress *address;
+  gboolean callee;              /* the callee form: no secret, no auth */
+  gboolean have_secret;
+  GPtrArray *names, *values;    /* NULL: a call address, which takes none */
+} Query;
+
+static gboolean
+parse_address_param (const gchar * name, const gchar * value, Query * q,
+    GError ** error)
+{
+  gboolean secret = g_strcmp0 (name, "secret") == 0;
+
+  if (q->callee) {
+    g_set_error (error, DONAR_CALL_ADDRESS_ERROR, secret ?
+        DONAR_CALL_ADDRESS_ERROR_SECRET : DONAR_CALL_ADDRESS_ERROR_AUTH,
+        "the callee form takes no %s: the callee makes its own address", name);
+    return FALSE;
+  }
+  if (secret ? q->have_secret : q->address->client_auth_key != NULL) {
+    g_set_error (error, DONAR_CALL_ADDRESS_ERROR,
+        DONAR_CALL_ADDRESS_ERROR_SYNTAX, "repeated parameter \"%s\"", name);
+    return FALSE;
+  }
+  if (secret) {
+    if (!parse_secret (value, q->address->secret, error))
       return FALSE;
-    *have_secret = TRUE;
-  } else if (g_strcmp0 (name, "auth") == 0 && address->client_auth_key == NULL) {
+    q->have_secret = TRUE;
+  } else {
     if (!is_base32 (value, DONAR_CLIENT_AUTH_KEY_LENGTH, FALSE)) {
       g_set_error (error, DONAR_CALL_ADDRESS_ERROR,
           DONAR_CALL_ADDRESS_ERROR_AUTH,
@@ -79,36 +103,66 @@ parse_param (const gchar * name, const gchar * value,
           DONAR_CLIENT_AUTH_KEY_LENGTH);
       return FALSE;
     }
-    address->client_auth_key = g_ascii_strup (value, -1);
-  } else {
-    g_set_error (error, DONAR_CALL_ADDRESS_ERROR,
-        DONAR_CALL_ADDRESS_ERROR_SYNTAX,
-        "unknown or repeated parameter \"%s\" (expected secret and "
-        "optionally auth)", name);
-    return FALSE;
+    q->address->client_auth_key = g_ascii_strup (value, -1);
   }
   return TRUE;
 }
 
 static gboolean
-parse_query (const gchar * query, DonarCallAddress * address, GError ** error)
+parse_param (const gchar * name, const gchar * value, Query * q,
+    GError ** error)
+{
+  if (g_strcmp0 (name, "secret") == 0 || g_strcmp0 (name, "auth") == 0)
+    return parse_address_param (name, value, q, error);
+  if (q->names == NULL) {
+    g_set_error (error, DONAR_CALL_ADDRESS_ERROR,
+        DONAR_CALL_ADDRESS_ERROR_SYNTAX,
+        "unknown parameter \"%s\" (expected secret and optionally auth)", name);
+    return FALSE;
+  }
+  if (name[0] == '\0') {
+    g_set_error (error, DONAR_CALL_ADDRESS_ERROR,
+        DONAR_CALL_ADDRESS_ERROR_SYNTAX, "a parameter without a name");
+    return FALSE;
+  }
+  if (g_strv_contains ((const gchar * const *) q->names->pdata, name)) {
+    g_set_error (error, DONAR_CALL_ADDRESS_ERROR,
+        DONAR_CALL_ADDRESS_ERROR_SYNTAX, "repeated parameter \"%s\"", name);
+    return FALSE;
+  }
+  /* Kept NULL-terminated for g_strv_contains (). */
+  g_ptr_array_insert (q->names, q->names->len - 1, g_strdup (name));
+  g_ptr_array_insert (q->values, q->values->len - 1, g_strdup (value));
+  return TRUE;
+}
+
+static gboolean
+parse_query (const gchar * query, Query * q, GError ** error)
 {
   GUriParamsIter iter;
   gchar *name, *value;
-  gboolean have_secret = FALSE;
+  GError *iter_error = NULL;
 
   g_uri_params_iter_init (&iter, query ? query : "", -1, "&",
       G_URI_PARAMS_NONE);
-  while (g_uri_params_iter_next (&iter, &name, &value, NULL)) {
-    gboolean ok = parse_param (name, value, address, &have_secret, error);
+  while (g_uri_params_iter_next (&iter, &name, &value, &iter_error)) {
+    gboolean ok = parse_param (name, value, q, error);
 
     g_free (name);
-    /* The value is the call secret or the client authorization key. */
+    /* The value may be the call secret or the client authorization key. */
     donar_secret_free (value);
     if (!ok)
       return FALSE;
   }
-  if (!have_secret) {
+  if (iter_error) {
+    /* GLib's reason (a missing '=', a bad %-escape) quotes nothing. */
+    g_set_error (error, DONAR_CALL_ADDRESS_ERROR,
+        DONAR_CALL_ADDRESS_ERROR_SYNTAX, "malformed parameters: %s",
+        iter_error->message);
+    g_error_free (iter_error);
+    return FALSE;
+  }
+  if (!q->have_secret && !q->callee) {
     g_set_error (error, DONAR_CALL_ADDRESS_ERROR,
         DONAR_CALL_ADDRESS_ERROR_SECRET, "the address has no secret");
     return FALSE;
@@ -116,18 +170,16 @@ parse_query (const gchar * query, DonarCallAddress * address, GError ** error)
   return TRUE;
 }
 
-gboolean
-donar_call_address_parse (const gchar * text, DonarCallAddress * address,
-    GError ** error)
+/* A call address, or with q->names a URI (the callee form too). */
+static gboolean
+parse (const gchar * text, Query * q, GError ** error)
 {
   g_autoptr (GUri) uri = NULL;
   g_autofree gchar *without_query = NULL;
   const gchar *query, *host;
   gint port;
 
-  g_return_val_if_fail (address != NULL, FALSE);
-  memset (address, 0, sizeof *address);
-
+  memset (q->address, 0, sizeof *q->address);
   if (text == NULL || !g_str_has_prefix (text, "donar://")) {
     g_set_error (error, DONAR_CALL_ADDRESS_ERROR,
         DONAR_CALL_ADDRESS_ERROR_SYNTAX, "a call address starts with donar://");
@@ -144,32 +196,54 @@ donar_call_address_parse (const gchar * text, DonarCallAddress * address,
       (g_strcmp0 (g_uri_get_path (uri), "") != 0 &&
           g_strcmp0 (g_uri_get_path (uri), "/") != 0)) {
     g_set_error (error, DONAR_CALL_ADDRESS_ERROR,
-        DONAR_CALL_ADDRESS_ERROR_SYNTAX,
+        DONAR_CALL_ADDRESS_ERROR_SYNTAX, q->names ?
+        "not a donar URI: donar://<onion>:<port>?secret=<hex> or "
+        "donar://callee, either with parameters after" :
         "not a call address: donar://<onion>:<port>?secret=<hex>");
     return FALSE;
   }
 
   host = g_uri_get_host (uri);
+  port = g_uri_get_port (uri);
+  if (q->names && g_strcmp0 (host, "callee") == 0) {
+    if (port != -1) {
+      g_set_error (error, DONAR_CALL_ADDRESS_ERROR,
+          DONAR_CALL_ADDRESS_ERROR_PORT, "the callee form takes no port: "
+          "the callee's onion has its own");
+      return FALSE;
+    }
+    q->callee = TRUE;
+    return parse_query (query ? query + 1 : NULL, q, error);
+  }
   if (!donar_onion_host_is_valid (host) && g_strcmp0 (host, "127.0.0.1")) {
     g_set_error (error, DONAR_CALL_ADDRESS_ERROR,
         DONAR_CALL_ADDRESS_ERROR_HOST,
         "the host must be a v3 onion address (56 base32 characters and "
-        ".onion) or 127.0.0.1");
+        ".onion) or 127.0.0.1%s", q->names ? ", or callee" : "");
     return FALSE;
   }
-  port = g_uri_get_port (uri);
   if (port < 1 || port > 65535) {
     g_set_error (error, DONAR_CALL_ADDRESS_ERROR,
         DONAR_CALL_ADDRESS_ERROR_PORT, "the address needs a port, 1 to 65535");
     return FALSE;
   }
-  if (!parse_query (query ? query + 1 : NULL, address, error)) {
-    donar_call_address_clear (address);
+  if (!parse_query (query ? query + 1 : NULL, q, error)) {
+    donar_call_address_clear (q->address);
     return FALSE;
   }
-  address->host = g_strdup (host);
-  address->port = (guint16) port;
+  q->address->host = g_strdup (host);
+  q->address->port = (guint16) port;
   return TRUE;
+}
+
+gboolean
+donar_call_address_parse (const gchar * text, DonarCallAddress * address,
+    GError ** error)
+{
+  Query q = { address, FALSE, FALSE, NULL, NULL };
+
+  g_return_val_if_fail (address != NULL, FALSE);
+  return parse (text, &q, error);
 }
 
 gchar *
@@ -204,4 +278,69 @@ donar_call_address_clear (DonarCallAddress * address)
   g_free (address->host);
   donar_secret_free (address->client_auth_key);
   explicit_bzero (address, sizeof *address);
+}
+
+gboolean
+donar_call_uri_parse (const gchar * text, DonarCallUri * uri, GError ** error)
+{
+  DonarCallAddress address;
+  Query q = { &address, FALSE, FALSE, g_ptr_array_new (),
+    g_ptr_array_new ()
+  };
+  gboolean ok;
+
+  g_return_val_if_fail (uri != NULL, FALSE);
+  memset (uri, 0, sizeof *uri);
+  g_ptr_array_add (q.names, NULL);
+  g_ptr_array_add (q.values, NULL);
+  ok = parse (text, &q, error);
+  if (ok) {
+    uri->callee = q.callee;
+    if (!q.callee)
+      uri->address = donar_call_address_to_string (&address);
+    uri->names = (gchar **) g_ptr_array_free (q.names, FALSE);
+    uri->values = (gchar **) g_ptr_array_free (q.values, FALSE);
+  } else {
+    g_strfreev ((gchar **) g_ptr_array_free (q.names, FALSE));
+    g_strfreev ((gchar **) g_ptr_array_free (q.values, FALSE));
+  }
+  donar_call_address_clear (&address);
+  return ok;
+}
+
+/* In a value: what RFC 3986 lets a query hold, less the separators. */
+#define URI_VALUE_ALLOWED "/:@!$'()*+,;"
+
+gchar *
+donar_call_uri_to_string (const DonarCallUri * uri)
+{
+  const gchar *head = uri->callee ? "donar://callee" : uri->address;
+  GString *settings = g_string_new (NULL);
+  gchar *text;
+
+  for (guint i = 0; uri->names && uri->names[i]; i++) {
+    g_string_append_c (settings, '&');
+    g_string_append_uri_escaped (settings, uri->names[i], URI_VALUE_ALLOWED,
+        FALSE);
+    g_string_append_c (settings, '=');
+    g_string_append_uri_escaped (settings, uri->values[i], URI_VALUE_ALLOWED,
+        FALSE);
+  }
+  if (settings->len > 0)
+    settings->str[0] = strchr (head, '?') ? '&' : '?';
+  /* One block of the final size: the address is a secret, and a string
+   * that grows leaves copies in the blocks it frees. */
+  text = g_malloc (strlen (head) + settings->len + 1);
+  strcpy (stpcpy (text, head), settings->str);
+  g_string_free (settings, TRUE);
+  return text;
+}
+
+void
+donar_call_uri_clear (DonarCallUri * uri)
+{
+  donar_secret_free (uri->address);
+  g_strfreev (uri->names);
+  g_strfreev (uri->values);
+  memset (uri, 0, sizeof *uri);
 }

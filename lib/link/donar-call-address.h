@@ -46,6 +46,32 @@ void donar_call_address_clear (DonarCallAddress * address);
 
 gboolean donar_onion_host_is_valid (const gchar * host);
 
+/* The elements' donar:// URI (docs/elements.md, "The donar:// URI"): a
+ * call address, or the callee form
+ *
+ *   donar://callee[?<name>=<value>&...]
+ *
+ * and either with settings after the address's own parameters, each
+ * name=value once, that the parser collects in order, percent-decoded,
+ * without knowing what they mean: whoever makes the call does. */
+typedef struct
+{
+  gboolean callee;
+  gchar *address;               /* the call address alone, as
+                                 * donar_call_address_to_string () writes it
+                                 * (a secret); NULL: the callee form */
+  gchar **names;                /* the settings; NULL-terminated, never NULL */
+  gchar **values;
+} DonarCallUri;
+
+gboolean donar_call_uri_parse (const gchar * text, DonarCallUri * uri,
+    GError ** error);
+/* The URI of uri's callee, address and settings, the values
+ * percent-encoded where they need it. */
+gchar *donar_call_uri_to_string (const DonarCallUri * uri);
+/* Frees the strings, the address wiped. */
+void donar_call_uri_clear (DonarCallUri * uri);
+
 G_END_DECLS
 
 #endif /* DONAR_CALL_ADDRESS_H */

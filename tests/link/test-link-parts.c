@@ -93,6 +93,154 @@ test_address_refused (void)
   }
 }
 
+/* The elements' URI: the address, then the settings in order, untouched
+ * but for the percent-decoding; and back. */
+static void
+test_uri_caller (void)
+{
+  DonarCallUri uri;
+  GError *error = NULL;
+  gchar *text;
+  const gchar *in = "donar://" ONION ":5004?secret=" SECRET_HEX
+      "&tor-control=9051&policy=double-send&address-file=/tmp/a%20b.txt";
+
+  g_assert_true (donar_call_uri_parse (in, &uri, &error));
+  g_assert_no_error (error);
+  g_assert_false (uri.callee);
+  g_assert_cmpstr (uri.address, ==, "donar://" ONION ":5004?secret="
+      SECRET_HEX);
+  g_assert_cmpuint (g_strv_length (uri.names), ==, 3);
+  g_assert_cmpstr (uri.names[0], ==, "tor-control");
+  g_assert_cmpstr (uri.values[0], ==, "9051");
+  g_assert_cmpstr (uri.names[1], ==, "policy");
+  g_assert_cmpstr (uri.values[1], ==, "double-send");
+  g_assert_cmpstr (uri.names[2], ==, "address-file");
+  g_assert_cmpstr (uri.values[2], ==, "/tmp/a b.txt");
+  text = donar_call_uri_to_string (&uri);
+  g_assert_cmpstr (text, ==, in);
+  g_free (text);
+  donar_call_uri_clear (&uri);
+  g_assert_null (uri.address);
+
+  /* The settings may come first; the address is written as the parser
+   * writes call addresses (the secret's hex in lower case). */
+  g_assert_true (donar_call_uri_parse ("donar://127.0.0.1:7/?links=6&secret="
+          "000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F"
+          "&auth=abcdefghijklmnopqrstuvwxyz234567abcdefghijklmnopqrst", &uri,
+          &error));
+  text = donar_call_uri_to_string (&uri);
+  g_assert_cmpstr (text, ==, "donar://127.0.0.1:7?secret=" SECRET_HEX
+      "&auth=ABCDEFGHIJKLMNOPQRSTUVWXYZ234567ABCDEFGHIJKLMNOPQRST&links=6");
+  g_free (text);
+  donar_call_uri_clear (&uri);
+
+  /* A plain address is a URI without settings. */
+  g_assert_true (donar_call_uri_parse ("donar://" ONION ":5004?secret="
+          SECRET_HEX, &uri, &error));
+  g_assert_null (uri.names[0]);
+  text = donar_call_uri_to_string (&uri);
+  g_assert_cmpstr (text, ==, "donar://" ONION ":5004?secret=" SECRET_HEX);
+  g_free (text);
+  donar_call_uri_clear (&uri);
+}
+
+static void
+test_uri_callee (void)
+{
+  DonarCallUri uri;
+  GError *error = NULL;
+  gchar *text;
+
+  g_assert_true (donar_call_uri_parse ("donar://callee", &uri, &error));
+  g_assert_no_error (error);
+  g_assert_true (uri.callee);
+  g_assert_null (uri.address);
+  g_assert_null (uri.names[0]);
+  text = donar_call_uri_to_string (&uri);
+  g_assert_cmpstr (text, ==, "donar://callee");
+  g_free (text);
+  donar_call_uri_clear (&uri);
+
+  g_assert_true (donar_call_uri_parse ("donar://callee/?tor-control=9051&"
+          "address-file=address.txt&call=a%26b", &uri, &error));
+  g_assert_true (uri.callee);
+  g_assert_cmpstr (uri.values[2], ==, "a&b");
+  text = donar_call_uri_to_string (&uri);
+  g_assert_cmpstr (text, ==, "donar://callee?tor-control=9051&"
+      "address-file=address.txt&call=a%26b");
+  g_free (text);
+  donar_call_uri_clear (&uri);
+
+  /* Empty values are values (a setting back to its "none"). */
+  g_assert_true (donar_call_uri_parse ("donar://callee?key-file=", &uri,
+          &error));
+  g_assert_cmpstr (uri.values[0], ==, "");
+  donar_call_uri_clear (&uri);
+}
+
+static void
+test_uri_refused (void)
+{
+  const struct
+  {
+    const gchar *text;
+    gint code;
+    const gchar *reason;
+  } bad[] = {
+    {"donar://callee?secret=" SECRET_HEX, DONAR_CALL_ADDRESS_ERROR_SECRET,
+        "callee form takes no secret"},
+    {"donar://callee?auth=ABCDEFGHIJKLMNOPQRSTUVWXYZ234567ABCDEFGHIJKLMNOPQRST",
+        DONAR_CALL_ADDRESS_ERROR_AUTH, "callee form takes no auth"},
+    {"donar://callee:5004", DONAR_CALL_ADDRESS_ERROR_PORT, "no port"},
+    {"donar://callee/x", DONAR_CALL_ADDRESS_ERROR_SYNTAX, "donar://callee"},
+    {"donar://Callee", DONAR_CALL_ADDRESS_ERROR_HOST, "or callee"},
+    {"donar:callee", DONAR_CALL_ADDRESS_ERROR_SYNTAX, "starts with donar://"},
+    {"donar://callee?links=6&links=7", DONAR_CALL_ADDRESS_ERROR_SYNTAX,
+        "repeated parameter \"links\""},
+    {"donar://callee?=6", DONAR_CALL_ADDRESS_ERROR_SYNTAX, "without a name"},
+    {"donar://callee?links", DONAR_CALL_ADDRESS_ERROR_SYNTAX, "malformed"},
+    {"donar://callee?links=%zz", DONAR_CALL_ADDRESS_ERROR_SYNTAX,
+        "malformed"},
+    {"donar://" ONION ":1?tor-control=9051", DONAR_CALL_ADDRESS_ERROR_SECRET,
+        "no secret"},
+    {"donar://" ONION ":1?secret=" SECRET_HEX "&secret=" SECRET_HEX,
+        DONAR_CALL_ADDRESS_ERROR_SYNTAX, "repeated parameter \"secret\""},
+    {"donar://" ONION ":1?secret=" SECRET_HEX "&links=6#x",
+        DONAR_CALL_ADDRESS_ERROR_SYNTAX, "not a donar URI"},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    DonarCallUri uri;
+    GError *error = NULL;
+
+    g_assert_false (donar_call_uri_parse (bad[i].text, &uri, &error));
+    g_assert_error (error, DONAR_CALL_ADDRESS_ERROR, bad[i].code);
+    if (strstr (error->message, bad[i].reason) == NULL)
+      g_error ("%s: \"%s\" not in \"%s\"", bad[i].text, bad[i].reason,
+          error->message);
+    g_assert_null (uri.address);
+    g_assert_null (uri.names);
+    g_clear_error (&error);
+  }
+
+  /* A call address alone still takes no setting: donar-call's. */
+  {
+    DonarCallAddress address;
+    GError *error = NULL;
+
+    g_assert_false (donar_call_address_parse ("donar://callee", &address,
+            &error));
+    g_assert_error (error, DONAR_CALL_ADDRESS_ERROR,
+        DONAR_CALL_ADDRESS_ERROR_HOST);
+    g_clear_error (&error);
+    g_assert_false (donar_call_address_parse ("donar://" ONION ":1?secret="
+            SECRET_HEX "&junk", &address, &error));
+    g_assert_error (error, DONAR_CALL_ADDRESS_ERROR,
+        DONAR_CALL_ADDRESS_ERROR_SYNTAX);
+    g_clear_error (&error);
+  }
+}
+
 static void
 test_record_queue_drops_oldest (void)
 {
@@ -225,6 +373,9 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/call-address/round-trip", test_address_round_trip);
   g_test_add_func ("/call-address/refused", test_address_refused);
+  g_test_add_func ("/call-address/uri-caller", test_uri_caller);
+  g_test_add_func ("/call-address/uri-callee", test_uri_callee);
+  g_test_add_func ("/call-address/uri-refused", test_uri_refused);
   g_test_add_func ("/record-queue/drops-oldest",
       test_record_queue_drops_oldest);
   g_test_add_func ("/backoff/doubles", test_backoff);
