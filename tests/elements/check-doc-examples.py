@@ -21,7 +21,9 @@ A pair is judged as a user would: both processes keep running for the
 call's seconds, then the caller is interrupted (Ctrl-C) and the callee,
 told by the hang-up, ends by itself with status 0 within 10 s.  A callee
 that never had a call would wait for ever: it fails.  An example the test
-does not know how to run fails too, so that none is left untested.
+does not know how to run fails too, so that none is left untested; the
+lines of *The donar:// URI* that test uri-launch runs as written are left
+to it.
 
 Usage: check-doc-examples.py BUILD_DIR SOURCE_DIR"""
 
@@ -41,17 +43,21 @@ CALL_SECONDS = 6
 END_SECONDS = 10
 DOCS = ("README.md", os.path.join("docs", "elements.md"))
 ELLIPSIS = "\u2026"
+URI_SECTION = "The donar:// URI"
 
 
 def examples(path):
-    """[(line number, command)] of the gst-launch-1.0 commands of path's
-    code blocks."""
+    """[(line number, command, section)] of the gst-launch-1.0 commands of
+    path's code blocks."""
     found = []
     lines = open(path, encoding="utf-8").read().split("\n")
     fenced = False
+    section = ""
     i = 0
     while i < len(lines):
         line = lines[i]
+        if not fenced and line.startswith("## "):
+            section = line[3:].strip()
         if line.startswith("```"):
             fenced = not fenced
             i += 1
@@ -63,7 +69,7 @@ def examples(path):
             while command.endswith("\\") and i + 1 < len(lines):
                 i += 1
                 command = command[:-1].rstrip() + " " + lines[i].strip()
-            found.append((start, command))
+            found.append((start, command, section))
         i += 1
     return found
 
@@ -173,8 +179,15 @@ def main():
     env = dict(os.environ, GST_PLUGIN_PATH=os.path.join(build, "gst"))
     found = []
     for doc in DOCS:
-        for line, command in examples(os.path.join(source, doc)):
-            found.append(("%s:%d" % (doc, line), command))
+        for line, command, section in examples(os.path.join(source, doc)):
+            where = "%s:%d" % (doc, line)
+            # Test uri-launch runs that section's lines as written (the
+            # callee's URI, "$(cat address.txt)", the pair of URIs, playbin);
+            # the one with a donar://… placeholder is run here.
+            if section == URI_SECTION and ELLIPSIS not in command:
+                print("ok   %s: run by test uri-launch" % where)
+                continue
+            found.append((where, command))
     callees = [(w, c) for w, c in found if "callee=true" in c]
     callers = [(w, c) for w, c in found if "callee=true" not in c]
     plain_callee = next((c for w, c in callees if "key-file" not in c
