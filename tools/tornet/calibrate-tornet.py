@@ -77,18 +77,6 @@ def log(message):
     print(f'calibrate-tornet: {message}', file=sys.stderr, flush=True)
 
 
-def tornet_default_scale():
-    text = open(os.path.join(HERE, 'tornet.sh')).read()
-    return float(re.search(r'^readonly TORNET_SCALE=([0-9.]+)', text,
-                           re.M).group(1))
-
-
-def tornet_default_sets():
-    """TORNET_SETS of tornet.sh: the NAME=VALUE the network takes before
-    any --set of the command line."""
-    return ev.tornet_defaults()['sets']
-
-
 def effective_sets(defaults, given):
     """The NAME=VALUE a network ran with: tornet.sh's defaults, then the
     command line's, the last value of a name winning, in first-seen order."""
@@ -634,9 +622,12 @@ def main():
     p.add_argument('--report-only', action='store_true',
                    help='no calls: judge the calls kept in --keep again')
     args = p.parse_args()
-    default_scale = tornet_default_scale()
+    # tornet.sh's own account of its defaults, read once (`tornet.sh
+    # defaults`), as evaluate-tornet.py reads them.
+    defaults = ev.tornet_defaults()
+    default_scale = defaults['scale']
     scale = default_scale if args.scale is None else args.scale
-    default_sets = tornet_default_sets()
+    default_sets = defaults['sets']
     sets = effective_sets(default_sets, args.set)
     keep = os.path.abspath(args.keep or os.path.join(
         ROOT, 'build', 'tornet-calibration', f'scale-{scale:g}'
@@ -654,7 +645,7 @@ def main():
         meta.update({'command': command,
                      # tornet.sh applied these before --set: the run's
                      # relay parameters are both (evaluate-tornet.py).
-                     'default_sets': ev.tornet_defaults()['sets'],
+                     'default_sets': default_sets,
                      'date': time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()),
                      'scale': scale})
         json.dump(meta, open(meta_path, 'w'))
