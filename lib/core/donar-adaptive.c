@@ -286,6 +286,32 @@ classify (DonarAdaptive * adaptive, const DonarDelays * delays,
   }
 }
 
+/* candidates without the previous frame's links, as far as that leaves
+ * any: its copy rides with this frame. */
+static guint32
+off_previous (guint32 candidates, const guint * prev, guint n_prev)
+{
+  for (guint k = 0; k < n_prev && (candidates & ~(1u << prev[k])); k++)
+    candidates &= ~(1u << prev[k]);
+  return candidates;
+}
+
+/* Of candidates (not 0), the link sent on the longest ago: round the
+ * links. */
+static guint
+sent_longest_ago (const DonarGroups * groups, guint32 candidates)
+{
+  gint oldest = -1;
+
+  for (; candidates; candidates &= candidates - 1) {
+    guint link = __builtin_ctz (candidates);
+
+    if (oldest < 0 || groups->last_used[link] < groups->last_used[oldest])
+      oldest = link;
+  }
+  return oldest;
+}
+
 /* No link is known to deliver in time.  Every cell written into a stalled
  * path is one that the fresh frames will wait behind once it recovers,
  * however slowly its backlog drains then; but most such states are only
@@ -314,7 +340,7 @@ pick_stalled (DonarAdaptive * adaptive, const DonarDelays * delays,
   gboolean heard = now - delays->last_heard_us <= 2 * delays->frame_period_us;
   gboolean silent = now - delays->last_heard_us > adaptive->deadline_us;
   guint32 clean = 0, room = 0, candidates;
-  gint oldest = -1;
+  guint oldest;
 
   if (!adaptive->no_link_in_time) {
     adaptive->stalls++;
@@ -355,14 +381,7 @@ pick_stalled (DonarAdaptive * adaptive, const DonarDelays * delays,
         candidates |= 1u << __builtin_ctz (rest);
     adaptive->stall_probe_us = now;
   }
-  for (guint k = 0; k < n_prev && (candidates & ~(1u << prev[k])); k++)
-    candidates &= ~(1u << prev[k]);
-  for (; candidates; candidates &= candidates - 1) {
-    guint link = __builtin_ctz (candidates);
-
-    if (oldest < 0 || groups->last_used[link] < groups->last_used[oldest])
-      oldest = link;
-  }
+  oldest = sent_longest_ago (groups, off_previous (candidates, prev, n_prev));
   adaptive->last_was_probe = TRUE;
   adaptive->probed_us[oldest] = now;
   links[0] = oldest;
@@ -395,19 +414,11 @@ pick_blind (DonarAdaptive * adaptive, const DonarGroups * groups,
     guint32 up, const guint * prev, guint n_prev, gint64 now, guint * links)
 {
   guint n = 0;
-  guint32 candidates = up;
+  guint32 candidates = off_previous (up, prev, n_prev);
 
-  for (guint k = 0; k < n_prev && (candidates & ~(1u << prev[k])); k++)
-    candidates &= ~(1u << prev[k]);
   while (n < 2 && candidates) {
-    gint oldest = -1;
+    guint oldest = sent_longest_ago (groups, candidates);
 
-    for (guint32 rest = candidates; rest; rest &= rest - 1) {
-      guint link = __builtin_ctz (rest);
-
-      if (oldest < 0 || groups->last_used[link] < groups->last_used[oldest])
-        oldest = link;
-    }
     links[n++] = oldest;
     candidates &= ~(1u << oldest);
     adaptive->probed_us[oldest] = now;

@@ -132,7 +132,7 @@ class Run:
             return f.read().decode("utf-8", "replace")[-1500:]
 
 
-def run_pair(label, callee_cmd, caller_cmd, port, build, env, auth=False):
+def run_pair(callee_cmd, caller_cmd, port, build, env, auth=False):
     """(ok, what happened) of one call between two examples."""
     with tempfile.TemporaryDirectory(prefix="doc-example-") as work:
         runs = []
@@ -221,7 +221,7 @@ def main():
                       % (where, caller_cmd))
                 ok = False
                 continue
-            good, what = run_pair(where, callee_cmd, caller_cmd, port, build,
+            good, what = run_pair(callee_cmd, caller_cmd, port, build,
                                   env, auth)
             print("%s %s: %s" % ("ok  " if good else "FAIL", where, what))
             ok = ok and good
