@@ -734,6 +734,18 @@ post_ended (GstDonarCallClient * client, const gchar * reason,
               reason, "message", G_TYPE_STRING, message, NULL)));
 }
 
+/* donar-peer-restarted: the peer's session started over (a callee with
+ * its key file, a caller dialing again): its RTP (SSRC, sequence,
+ * timestamps) starts over too, and an rtpbin gives it a new pad. */
+static void
+post_peer_restarted (GstDonarCallClient * client, guint link)
+{
+  gst_element_post_message (client->element,
+      gst_message_new_element (GST_OBJECT (client->element),
+          gst_structure_new ("donar-peer-restarted", "link", G_TYPE_UINT,
+              link, NULL)));
+}
+
 /* A caller with no link yet is told why soon (the engine's
  * no_link_warning_us), not after peer-timeout: a warning naming the likely
  * cause, and its short name in the details' "reason" for applications. */
@@ -841,6 +853,9 @@ on_event (const DonarLinkEvent * event, gpointer user_data)
         break;
       case DONAR_LINK_EVENT_PEER_ENDED:
         post_ended (client, peer_end_reason (call), event->message);
+        break;
+      case DONAR_LINK_EVENT_PEER_RESTARTED:
+        post_peer_restarted (client, event->link);
         break;
       case DONAR_LINK_EVENT_NO_LINK_IN_TIME:
         GST_ELEMENT_WARNING (element, RESOURCE, WRITE,

@@ -150,6 +150,8 @@ donar_bye_reason_to_string (DonarByeReason reason)
       return "hung up";
     case DONAR_BYE_FAILED:
       return "its application failed";
+    case DONAR_BYE_REJECTED:
+      return "rejected the call";
     case DONAR_BYE_UNKNOWN:
       break;
   }

@@ -351,6 +351,7 @@ handle_hello (DonarSession * session, guint link, const guint8 * data,
 {
   DonarWireHello hello;
   DonarError error;
+  gboolean known, new_session;
 
   error = donar_wire_decode_hello (data, length, &session->receive_key, &hello);
   if (error != DONAR_OK)
@@ -362,6 +363,8 @@ handle_hello (DonarSession * session, guint link, const guint8 * data,
     return DONAR_ERROR_UNEXPECTED;
   if (memcmp (hello.echo, session->nonce[link], DONAR_WIRE_NONCE) != 0)
     return DONAR_ERROR_REPLAY;
+  known = session->peer_epoch_known;
+  new_session = !known || hello.epoch != session->peer_epoch;
   error = check_epoch (session, hello.epoch);
   if (error != DONAR_OK)
     return error;
@@ -369,6 +372,8 @@ handle_hello (DonarSession * session, guint link, const guint8 * data,
   session->link_epoch[link] = hello.epoch;
   if (session->role == DONAR_ROLE_CALLEE)
     send_hello (session, link, hello.nonce);
+  if (new_session && session->callbacks.peer_session)
+    session->callbacks.peer_session (session->user_data, link, known);
   return DONAR_OK;
 }
 
@@ -492,7 +497,8 @@ handle_bye (DonarSession * session, guint link, const guint8 * data,
   session->ended = TRUE;
   session->ended_by_peer = TRUE;
   session->end_reason = bye.reason == DONAR_BYE_HUNG_UP ||
-      bye.reason == DONAR_BYE_FAILED ? bye.reason : DONAR_BYE_UNKNOWN;
+      bye.reason == DONAR_BYE_FAILED || bye.reason == DONAR_BYE_REJECTED ?
+      bye.reason : DONAR_BYE_UNKNOWN;
   if (session->callbacks.peer_ended)
     session->callbacks.peer_ended (session->user_data, link,
         session->end_reason);

@@ -128,6 +128,8 @@ typedef enum
   DONAR_BYE_HUNG_UP = 1,
   /* The application failed (an error in its pipeline). */
   DONAR_BYE_FAILED = 2,
+  /* The callee did not take the call (its user rejected it). */
+  DONAR_BYE_REJECTED = 3,
 } DonarByeReason;
 
 const char *donar_bye_reason_to_string (DonarByeReason reason);
@@ -143,6 +145,10 @@ typedef struct
       gsize length, guint link, gboolean piggybacked);
   /* Or NULL: the peer ended the call (its BYE came on `link`).  Once. */
   void (*peer_ended) (gpointer user_data, guint link, DonarByeReason reason);
+  /* Or NULL: a session of the peer began, its HELLO checked on `link`:
+   * its first (`restarted` FALSE), or a new one after another (TRUE: the
+   * peer restarted, so its frames and clock start over).  Once a session. */
+  void (*peer_session) (gpointer user_data, guint link, gboolean restarted);
 } DonarCallbacks;
 
 typedef struct

@@ -34,6 +34,8 @@ donar_link_end_peer_reason (DonarByeReason reason)
       return "peer-hung-up";
     case DONAR_BYE_FAILED:
       return "peer-failed";
+    case DONAR_BYE_REJECTED:
+      return "peer-rejected";
     case DONAR_BYE_UNKNOWN:
       break;
   }

@@ -47,6 +47,10 @@ donar_link_event_type_to_string (DonarLinkEventType type)
       return "in-time-again";
     case DONAR_LINK_EVENT_NO_LINK_YET:
       return "no-link-yet";
+    case DONAR_LINK_EVENT_INCOMING_CALL:
+      return "incoming-call";
+    case DONAR_LINK_EVENT_PEER_RESTARTED:
+      return "peer-restarted";
   }
   return "unknown";
 }
@@ -299,6 +303,20 @@ session_send (gpointer user_data, guint link, const guint8 * record,
       g_get_monotonic_time ());
 }
 
+/* Inside donar_session_receive (), as the link's HELLO is checked. */
+static void
+session_peer_session (gpointer user_data, guint link, gboolean restarted)
+{
+  DonarLinkEngine *engine = user_data;
+
+  if (restarted)
+    donar_link_engine_raise (engine, DONAR_LINK_EVENT_PEER_RESTARTED, link,
+        "the other end restarted: a new session on link %u", link);
+  else if (engine->settings.role == DONAR_ROLE_CALLEE)
+    donar_link_engine_raise (engine, DONAR_LINK_EVENT_INCOMING_CALL, link,
+        "a call came in on link %u", link);
+}
+
 static void
 session_deliver (gpointer user_data, guint32 seq, const guint8 * data,
     gsize length, guint link, gboolean piggybacked)
@@ -473,7 +491,7 @@ donar_link_engine_new (const DonarLinkEngineSettings * settings,
 {
   DonarLinkEngine *engine;
   DonarCallbacks callbacks = { session_send, session_deliver,
-    donar_link_engine_peer_ended
+    donar_link_engine_peer_ended, session_peer_session
   };
   DonarError session_error;
   struct timeval tick = { 0, TICK_US };

@@ -113,6 +113,11 @@ typedef enum
   /* Caller: no link up no_link_warning_us after the start; the message
    * names the likely cause (donar_link_engine_get_failure ()). */
   DONAR_LINK_EVENT_NO_LINK_YET,
+  /* Callee: the caller's first link is authenticated, the call came in. */
+  DONAR_LINK_EVENT_INCOMING_CALL,
+  /* The peer restarted (a new session, as with a callee's key file): its
+   * frames, sequence numbers and RTP start over. */
+  DONAR_LINK_EVENT_PEER_RESTARTED,
 } DonarLinkEventType;
 
 const gchar *donar_link_event_type_to_string (DonarLinkEventType type);

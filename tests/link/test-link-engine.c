@@ -18,8 +18,8 @@ static GThread *test_thread;
 typedef struct
 {
   GMutex lock;
-  guint counts[DONAR_LINK_EVENT_NO_LINK_YET + 1];
-  gchar *last_message[DONAR_LINK_EVENT_NO_LINK_YET + 1];
+  guint counts[DONAR_LINK_EVENT_PEER_RESTARTED + 1];
+  gchar *last_message[DONAR_LINK_EVENT_PEER_RESTARTED + 1];
 } Events;
 
 static void
@@ -243,6 +243,11 @@ test_call_both_ways (void)
   wait_for (&caller_events, DONAR_LINK_EVENT_ALL_LINKS_UP, 1);
   wait_for (&callee_events, DONAR_LINK_EVENT_ALL_LINKS_UP, 1);
   g_assert_cmpuint (count (&callee_events, DONAR_LINK_EVENT_LISTENING), ==, 1);
+  /* Twelve links, one call: it came in once, and only at the callee. */
+  g_assert_cmpuint (count (&callee_events, DONAR_LINK_EVENT_INCOMING_CALL), ==,
+      1);
+  g_assert_cmpuint (count (&caller_events, DONAR_LINK_EVENT_INCOMING_CALL), ==,
+      0);
 
   exchange (caller, callee, 500, 2000);
   exchange (callee, caller, 500, 2000);
@@ -266,6 +271,24 @@ test_call_both_ways (void)
   /* The caller gone, every link of the callee closes. */
   wait_popping (callee, &callee_events, DONAR_LINK_EVENT_NO_LINK_LEFT, 1);
   g_assert_cmpuint (count (&callee_events, DONAR_LINK_EVENT_LINK_DOWN), ==, 12);
+  g_assert_cmpuint (count (&callee_events, DONAR_LINK_EVENT_PEER_RESTARTED),
+      ==, 0);
+
+  /* The caller restarted (a new process, the same secret): the callee is
+   * told once, and the frames of the new session come through. */
+  events_clear (&caller_events);
+  memset (&caller_events, 0, sizeof caller_events);
+  caller = start_caller (donar_link_engine_get_listen_port (callee), secret,
+      &caller_events, 0);
+  wait_for (&callee_events, DONAR_LINK_EVENT_ALL_LINKS_UP, 2);
+  g_assert_cmpuint (count (&callee_events, DONAR_LINK_EVENT_PEER_RESTARTED),
+      ==, 1);
+  g_assert_cmpuint (count (&callee_events, DONAR_LINK_EVENT_INCOMING_CALL), ==,
+      1);
+  g_assert_cmpuint (count (&caller_events, DONAR_LINK_EVENT_PEER_RESTARTED),
+      ==, 0);
+  exchange (caller, callee, 50, 2000);
+  donar_link_engine_free (caller);
   donar_link_engine_free (callee);
   events_clear (&callee_events);
   events_clear (&caller_events);

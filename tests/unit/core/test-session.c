@@ -45,6 +45,9 @@ struct _Endpoint
   guint peer_ended;
   guint peer_ended_link;
   DonarByeReason peer_ended_reason;
+  /* The peer's sessions told: first ones, and restarts. */
+  guint peer_sessions;
+  guint peer_restarts;
 };
 
 static const guint8 secret[] = "a call secret of 32 random bytes";
@@ -189,8 +192,19 @@ on_peer_ended (gpointer user_data, guint link, DonarByeReason reason)
   e->peer_ended_reason = reason;
 }
 
+static void
+on_peer_session (gpointer user_data, guint link, gboolean restarted)
+{
+  Endpoint *e = user_data;
+
+  if (restarted)
+    e->peer_restarts++;
+  else
+    e->peer_sessions++;
+}
+
 static const DonarCallbacks callbacks = { on_send, on_deliver,
-  on_peer_ended
+  on_peer_ended, on_peer_session
 };
 
 static void
@@ -689,6 +703,10 @@ test_peer_restart (void)
   pair_init (&caller, &callee, &config);
   run_call (&caller, &callee, 5, sent);
   old_hello = g_bytes_ref (caller.hello[3]);
+  /* Twelve links of one session: told once, on each side. */
+  g_assert_cmpuint (callee.peer_sessions, ==, 1);
+  g_assert_cmpuint (caller.peer_sessions, ==, 1);
+  g_assert_cmpuint (callee.peer_restarts, ==, 0);
 
   config.seed = 99;
   endpoint_init (&restarted, DONAR_ROLE_CALLER, &config);
@@ -705,6 +723,11 @@ test_peer_restart (void)
   /* The callee's five, and the one before them that its first message
    * carries. */
   g_assert_cmpuint (restarted.delivered->len, ==, 6);
+  /* The callee is told of the restart once, over twelve new links; the
+   * new caller heard the callee's session for the first time. */
+  g_assert_cmpuint (callee.peer_restarts, ==, 1);
+  g_assert_cmpuint (callee.peer_sessions, ==, 1);
+  g_assert_cmpuint (restarted.peer_sessions, ==, 1);
 
   /* A late connection of the old session: its HELLO answered another
    * CHALLENGE. */
