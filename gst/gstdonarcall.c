@@ -70,6 +70,12 @@ struct _GstDonarCall
   /* donar-ready, donar-call-ended were posted (under lock). */
   gboolean ready;
   gboolean ended;
+  /* Callee: whether the call came in (under lock) and is answered, so
+   * that frames go either way (also read atomically by the streaming
+   * threads); a caller's, and an auto-answering callee's, is answered
+   * from the start. */
+  gboolean incoming;
+  gint answered;
   /* How far the setup is, for the progress messages (under lock). */
   gint percent;
   GCancellable *cancellable;
@@ -292,6 +298,13 @@ gst_donar_call_install_properties (GObjectClass * klass, guint first)
           "SAFECOOKIE authentication, where the file tor names cannot be "
           "read as it is named (another mount, a container); empty: the one "
           "tor names", NULL, flags));
+  g_object_class_install_property (klass,
+      first + GST_DONAR_CALL_PROP_AUTO_ANSWER,
+      g_param_spec_boolean ("auto-answer", "Auto-answer",
+          "Callee: take an incoming call at once; FALSE: post "
+          "donar-incoming-call and carry no frame either way until the "
+          "application emits \"accept\" (or \"reject\", which ends the "
+          "call); ignored by a caller", TRUE, flags));
   /* Notified when set as a property, as the address is; set_uri () does
    * not notify it (gstdonaruri.c). */
   g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_URI,
@@ -334,6 +347,7 @@ gst_donar_call_client_init (GstDonarCallClient * client, GstElement * element)
   s->setup_timeout = DEFAULT_SETUP_TIMEOUT;
   s->tor_password = g_strdup ("");
   s->tor_cookie_file = g_strdup ("");
+  s->auto_answer = TRUE;
   client->counters = gst_structure_new_empty ("counters");
   g_mutex_init (&client->stats_lock);
   g_cond_init (&client->stats_cond);
@@ -448,6 +462,9 @@ gst_donar_call_settings_set (GstDonarCallSettings * s, guint prop_id,
     case GST_DONAR_CALL_PROP_TOR_COOKIE_FILE:
       set_string (&s->tor_cookie_file, value);
       break;
+    case GST_DONAR_CALL_PROP_AUTO_ANSWER:
+      s->auto_answer = g_value_get_boolean (value);
+      break;
     default:
       return FALSE;
   }
@@ -555,6 +572,9 @@ gst_donar_call_settings_get (const GstDonarCallSettings * s, guint prop_id,
       break;
     case GST_DONAR_CALL_PROP_TOR_COOKIE_FILE:
       g_value_set_string (value, s->tor_cookie_file);
+      break;
+    case GST_DONAR_CALL_PROP_AUTO_ANSWER:
+      g_value_set_boolean (value, s->auto_answer);
       break;
     default:
       return FALSE;
@@ -746,6 +766,17 @@ post_peer_restarted (GstDonarCallClient * client, guint link)
               link, NULL)));
 }
 
+/* donar-incoming-call (callee): the caller's first link is authenticated;
+ * "answered" FALSE while the application must accept or reject it. */
+static void
+post_incoming_call (GstDonarCallClient * client, guint link, gboolean answered)
+{
+  gst_element_post_message (client->element,
+      gst_message_new_element (GST_OBJECT (client->element),
+          gst_structure_new ("donar-incoming-call", "link", G_TYPE_UINT,
+              link, "answered", G_TYPE_BOOLEAN, answered, NULL)));
+}
+
 /* A caller with no link yet is told why soon (the engine's
  * no_link_warning_us), not after peer-timeout: a warning naming the likely
  * cause, and its short name in the details' "reason" for applications. */
@@ -806,6 +837,7 @@ on_event (const DonarLinkEvent * event, gpointer user_data)
       donar_link_engine_get_failure (donar_call_get_engine (call->call),
       &explanation) : "unknown";
   g_atomic_int_set (&call->links_up, event->links_up);
+  call->incoming |= event->type == DONAR_LINK_EVENT_INCOMING_CALL;
   /* Before the call is set up the elements have no engine yet: setup_thread
    * posts donar-ready then. */
   now_ready = !call->ready && call_is_ready (call);
@@ -853,6 +885,16 @@ on_event (const DonarLinkEvent * event, gpointer user_data)
         break;
       case DONAR_LINK_EVENT_PEER_ENDED:
         post_ended (client, peer_end_reason (call), event->message);
+        call_end (call, &reason);
+        /* A gst-launch caller exits with the reason, not as after a
+         * hang-up. */
+        if (reason == DONAR_BYE_REJECTED)
+          GST_ELEMENT_ERROR (element, RESOURCE, OPEN_WRITE,
+              ("The other end rejected the call."), ("%s", event->message));
+        break;
+      case DONAR_LINK_EVENT_INCOMING_CALL:
+        post_incoming_call (client, event->link,
+            g_atomic_int_get (&call->answered));
         break;
       case DONAR_LINK_EVENT_PEER_RESTARTED:
         post_peer_restarted (client, event->link);
@@ -1053,6 +1095,7 @@ fill_options (GstDonarCall * call, const GstDonarCallSettings * s,
   o->engine.config.redundancy = s->redundancy;
   o->engine.peer_timeout_us = (gint64) s->peer_timeout * G_USEC_PER_SEC;
   call->n_links = s->links;
+  call->answered = !callee || s->auto_answer;
   return donar_call_options_check (o, error);
 }
 
@@ -1500,23 +1543,132 @@ gst_donar_call_client_get_stats (GstDonarCallClient * client)
   return s;
 }
 
-void
-gst_donar_call_client_hang_up (GstDonarCallClient * client)
+/* Ends the call from this end, the BYE saying why; every element posts
+ * donar-call-ended once.  Whether this end ended it. */
+static gboolean
+end_here (GstDonarCall * call, DonarLinkEngine * engine,
+    DonarByeReason reason, const gchar * name, const gchar * message)
 {
-  GstDonarCall *call = client->call;
-  DonarLinkEngine *engine = gst_donar_call_client_get_engine (client);
   gboolean now_ended;
 
-  if (engine == NULL)
-    return;
-  donar_link_engine_end (engine, DONAR_BYE_HUNG_UP, HANG_UP_FLUSH_US);
+  donar_link_engine_end (engine, reason, HANG_UP_FLUSH_US);
   g_mutex_lock (&call->lock);
   now_ended = !call->ended &&
       donar_link_engine_get_end (engine, NULL) == DONAR_LINK_END_HERE;
   call->ended |= now_ended;
   for (GList * l = call->clients; now_ended && l; l = l->next)
-    post_ended (l->data, "hung-up", "this end hung up");
+    post_ended (l->data, name, message);
   g_mutex_unlock (&call->lock);
+  return now_ended;
+}
+
+void
+gst_donar_call_client_hang_up (GstDonarCallClient * client)
+{
+  DonarLinkEngine *engine = gst_donar_call_client_get_engine (client);
+
+  if (engine)
+    end_here (client->call, engine, DONAR_BYE_HUNG_UP, "hung-up",
+        "this end hung up");
+}
+
+gboolean
+gst_donar_call_client_is_answered (GstDonarCallClient * client)
+{
+  GstDonarCall *call = client->call;
+
+  return call != NULL && g_atomic_int_get (&call->answered);
+}
+
+/* The element's call, ref'd, for an application's thread: the element
+ * may stop meanwhile (the streaming threads need no ref). */
+static GstDonarCall *
+client_ref_call (GstDonarCallClient * client)
+{
+  GstDonarCall *call;
+
+  GST_OBJECT_LOCK (client->element);
+  call = client->call ? call_ref (client->call) : NULL;
+  GST_OBJECT_UNLOCK (client->element);
+  return call;
+}
+
+/* Callee: answers the call, or the next one to come in; FALSE for a
+ * caller or a call that has ended. */
+gboolean
+gst_donar_call_client_accept (GstDonarCallClient * client)
+{
+  GstDonarCall *call = client_ref_call (client);
+  gboolean taken;
+
+  if (call == NULL || call->options.role != DONAR_ROLE_CALLEE) {
+    GST_WARNING_OBJECT (client->element, "accept: not a callee in a call");
+    if (call)
+      call_unref (call);
+    return FALSE;
+  }
+  g_mutex_lock (&call->lock);
+  taken = !call->ended;
+  if (taken)
+    g_atomic_int_set (&call->answered, TRUE);
+  g_mutex_unlock (&call->lock);
+  GST_INFO_OBJECT (client->element, "accept: %s", taken ? "answered" :
+      "the call has ended");
+  call_unref (call);
+  return taken;
+}
+
+/* Callee: ends a call that came in and is not answered, the caller told
+ * why (BYE "rejected"); FALSE if there is none. */
+gboolean
+gst_donar_call_client_reject (GstDonarCallClient * client)
+{
+  GstDonarCall *call = client_ref_call (client);
+  DonarLinkEngine *engine = call ? call_get_engine (call) : NULL;
+  gboolean pending = FALSE, now_ended = FALSE;
+
+  if (engine && call->options.role == DONAR_ROLE_CALLEE) {
+    g_mutex_lock (&call->lock);
+    pending = call->incoming && !call->ended &&
+        !g_atomic_int_get (&call->answered);
+    g_mutex_unlock (&call->lock);
+  }
+  if (!pending) {
+    GST_WARNING_OBJECT (client->element, "reject: no call waits for an "
+        "answer here (not a callee, none came in, or it is answered: end "
+        "it with EOS)");
+  } else {
+    now_ended = end_here (call, engine, DONAR_BYE_REJECTED, "rejected",
+        "this end rejected the call");
+  }
+  if (call)
+    call_unref (call);
+  return now_ended;
+}
+
+static gboolean
+accept_signal (GstElement * element)
+{
+  return gst_donar_call_client_accept (gst_donar_call_client_get (element));
+}
+
+static gboolean
+reject_signal (GstElement * element)
+{
+  return gst_donar_call_client_reject (gst_donar_call_client_get (element));
+}
+
+/* Action signals, as srtsink's are emitted by name: an application calls
+ * element.emit ("accept") when it has the user's answer. */
+void
+gst_donar_call_install_signals (GType type)
+{
+  g_signal_new_class_handler ("accept", type,
+      G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION, G_CALLBACK (accept_signal), NULL,
+      NULL, NULL, G_TYPE_BOOLEAN, 0);
+  g_signal_new_class_handler ("reject", type,
+      G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION, G_CALLBACK (reject_signal), NULL,
+      NULL, NULL, G_TYPE_BOOLEAN, 0);
 }
 
 gboolean

@@ -48,6 +48,7 @@ typedef struct
   guint setup_timeout;          /* s, each step of the setup */
   gchar *tor_password;          /* a secret; "": none */
   gchar *tor_cookie_file;       /* "": the one tor names */
+  gboolean auto_answer;         /* callee: take an incoming call at once */
 } GstDonarCallSettings;
 
 typedef struct _GstDonarCall GstDonarCall;
@@ -119,6 +120,7 @@ enum
   GST_DONAR_CALL_PROP_SETUP_TIMEOUT,
   GST_DONAR_CALL_PROP_TOR_PASSWORD,
   GST_DONAR_CALL_PROP_TOR_COOKIE_FILE,
+  GST_DONAR_CALL_PROP_AUTO_ANSWER,
   GST_DONAR_CALL_PROP_URI,
   GST_DONAR_CALL_N_PROPS,
 };
@@ -164,6 +166,14 @@ void gst_donar_call_client_hang_up (GstDonarCallClient * client);
 /* Whether the call has ended, either side or the peer lost: no frame goes
  * either way. */
 gboolean gst_donar_call_client_has_ended (GstDonarCallClient * client);
+/* Callee: whether the call is answered (auto-answer, or accept), and
+ * frames go either way; a caller's always is. */
+gboolean gst_donar_call_client_is_answered (GstDonarCallClient * client);
+/* The action signals "accept" and "reject" of donarsink and donarsrc. */
+gboolean gst_donar_call_client_accept (GstDonarCallClient * client);
+gboolean gst_donar_call_client_reject (GstDonarCallClient * client);
+/* Installs them on an element class whose instances have a client. */
+void gst_donar_call_install_signals (GType type);
 /* Adds one to an element counter (a guint64 field of the stats). */
 void gst_donar_call_client_count (GstDonarCallClient * client,
     const gchar * counter);

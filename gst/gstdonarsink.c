@@ -141,6 +141,7 @@ gst_donar_sink_class_init (GstDonarSinkClass * klass)
   gobject_class->finalize = gst_donar_sink_finalize;
 
   gst_donar_call_install_properties (gobject_class, PROP_CALL_FIRST);
+  gst_donar_call_install_signals (G_TYPE_FROM_CLASS (klass));
   /**
    * GstDonarSink:max-frame-size:
    *
@@ -209,7 +210,8 @@ gst_donar_sink_init (GstDonarSink * self)
       "dropped-no-link", G_TYPE_UINT64, G_GUINT64_CONSTANT (0),
       "dropped-not-rtp", G_TYPE_UINT64, G_GUINT64_CONSTANT (0),
       "buffers-too-large", G_TYPE_UINT64, G_GUINT64_CONSTANT (0),
-      "rtcp-sent", G_TYPE_UINT64, G_GUINT64_CONSTANT (0), NULL);
+      "rtcp-sent", G_TYPE_UINT64, G_GUINT64_CONSTANT (0),
+      "dropped-unanswered", G_TYPE_UINT64, G_GUINT64_CONSTANT (0), NULL);
   /* The donarsrc of a duplex call cannot preroll before this sink sends
    * (its data comes from the peer, which answers what we send): like
    * udpsink in a two-way RTP pipeline, do not wait for preroll. */
@@ -483,6 +485,12 @@ gst_donar_sink_render (GstBaseSink * sink, GstBuffer * buffer)
     GST_ELEMENT_ERROR (self, RESOURCE, READ, (NULL),
         ("could not map the buffer"));
     return GST_FLOW_ERROR;
+  }
+  /* A callee's user has not taken the call: nothing goes to the caller
+   * (the caps go once it is taken: caps_dirty stays). */
+  if (!gst_donar_call_client_is_answered (&self->client)) {
+    gst_donar_call_client_count (&self->client, "dropped-unanswered");
+    goto done;
   }
   if (map.size == 0 || (map.data[0] & 0xc0) != 0x80) {
     /* Not RTP version 2: the peer would take a 0x00 for caps. */

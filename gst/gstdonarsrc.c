@@ -127,6 +127,7 @@ gst_donar_src_class_init (GstDonarSrcClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   gst_donar_call_install_properties (gobject_class, PROP_CALL_FIRST);
+  gst_donar_call_install_signals (G_TYPE_FROM_CLASS (klass));
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "DONAR call source",
@@ -157,7 +158,8 @@ gst_donar_src_init (GstDonarSrc * self)
       "caps-frames-received", G_TYPE_UINT64, G_GUINT64_CONSTANT (0),
       "dropped-no-caps", G_TYPE_UINT64, G_GUINT64_CONSTANT (0),
       "dropped-not-rtp", G_TYPE_UINT64, G_GUINT64_CONSTANT (0),
-      "dropped-bad-caps", G_TYPE_UINT64, G_GUINT64_CONSTANT (0), NULL);
+      "dropped-bad-caps", G_TYPE_UINT64, G_GUINT64_CONSTANT (0),
+      "dropped-unanswered", G_TYPE_UINT64, G_GUINT64_CONSTANT (0), NULL);
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
   gst_base_src_set_do_timestamp (GST_BASE_SRC (self), FALSE);
@@ -448,6 +450,12 @@ gst_donar_src_create (GstPushSrc * src, GstBuffer ** buffer)
 
     if (frame->length >= 1 && frame->data[0] == GST_DONAR_CAPS_FRAME_TAG) {
       take_caps_frame (self, frame);
+      g_free (frame);
+      continue;
+    }
+    /* A callee's user has not taken the call: nothing of it is heard. */
+    if (!gst_donar_call_client_is_answered (&self->client)) {
+      gst_donar_call_client_count (&self->client, "dropped-unanswered");
       g_free (frame);
       continue;
     }

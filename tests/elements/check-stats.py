@@ -28,6 +28,8 @@ import gi  # noqa: E402
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst  # noqa: E402
 
+from bus_wait import wait_element_message  # noqa: E402
+
 SETUP_TIMEOUT = 20
 ELEMENTS = ("donarsink", "donarsrc")
 failed = False
@@ -89,20 +91,10 @@ def check(what, element, want, link_fields, min_links):
 
 
 def wait_message(pipeline, name):
-    bus = pipeline.get_bus()
-    deadline = time.monotonic() + SETUP_TIMEOUT
-    while time.monotonic() < deadline:
-        msg = bus.timed_pop_filtered(
-            100 * Gst.MSECOND, Gst.MessageType.ELEMENT | Gst.MessageType.ERROR)
-        if msg is None:
-            continue
-        if msg.type == Gst.MessageType.ERROR:
-            fail("error: %s" % msg.parse_error()[0].message)
-            return None
-        if msg.get_structure().get_name() == name:
-            return msg.get_structure()
-    fail("no %s within %d s" % (name, SETUP_TIMEOUT))
-    return None
+    structure, why = wait_element_message(pipeline, name, SETUP_TIMEOUT)
+    if why:
+        fail(why)
+    return structure
 
 
 def end(address):
