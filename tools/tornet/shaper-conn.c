@@ -120,10 +120,13 @@ deliver (ShaperConn * c, guint dir)
       return;
     }
     c->queued[dir] -= evbuffer_get_length (head->data);
+    /* backlog: what is due and still waits for the target to take it,
+     * the queue this chunk joins (a receiver that does not read). */
     shaper_log (s, "write relay=%u conn=%u dir=%u bytes=%" G_GSIZE_FORMAT
-        " release_us=%" G_GINT64_FORMAT " written_us=%" G_GINT64_FORMAT,
-        c->relay->index, c->id, dir, evbuffer_get_length (head->data),
-        head->release_us, now);
+        " release_us=%" G_GINT64_FORMAT " written_us=%" G_GINT64_FORMAT
+        " backlog=%" G_GSIZE_FORMAT, c->relay->index, c->id, dir,
+        evbuffer_get_length (head->data), head->release_us, now,
+        to ? evbuffer_get_length (bufferevent_get_output (to)) : 0);
     if (to != NULL)
       bufferevent_write_buffer (to, head->data);
     evbuffer_free (head->data);
