@@ -21,6 +21,10 @@ RFC 5761; docs/elements.md, "RTCP"):
     softphone.py callee [options]            # prints ADDRESS=donar://...
     softphone.py caller 'donar://...' [options]
 
+When the other end restarts (killed and started again: a new session of
+it, `donar-peer-restarted` on the bus), its RTP comes with a new SSRC on a
+new rtpbin pad, and the depayloader moves to it (docs/elements.md, "RTCP").
+
 The callee prints the call address (from the `donar-call-address` element
 message) for the caller; the address is a secret: whoever has it can call.
 Ctrl-C (or SIGTERM) ends the call cleanly: an EOS goes through the pipeline,
@@ -183,6 +187,14 @@ class Softphone:
         self.links_down = 0
         self.rtcp_received = 0       # RTCP packets from the peer (the demuxer's)
         self.rtcp_shown = 0
+        # The other end's restarts (donar-peer-restarted): each is a new
+        # session of it, with an RTP stream of its own (a new SSRC) and so
+        # a new rtpbin pad, to which the depayloader moves.
+        self.peer_restarts = 0
+        self.restart_us = None       # monotonic µs of the latest restart's message
+        self.restart_pads = 0        # self.pads_linked when it came
+        self.resumed_after = None    # s from it to the new session's first decoded audio
+        self.pads_linked = 0         # rtpbin pads the depayloader was linked to
         self.pipeline = self.build()
 
     def build(self):
@@ -213,7 +225,7 @@ class Softphone:
             "demux.rtp_src ! donarjitterbuffer name=jb ! rtp.recv_rtp_sink_0  "
             "demux.rtcp_src ! rtp.recv_rtcp_sink_0  "
             "rtpopusdepay name=depay ! "
-            "opusdec plc=true ! audioconvert ! audioresample ! " + out + "  " +
+            "opusdec plc=true name=dec ! audioconvert ! audioresample ! " + out + "  " +
             inp + " ! audioconvert ! audioresample ! "
             "opusenc audio-type=voice bitrate=32000 frame-size=40 inband-fec=false ! "
             "rtpopuspay pt=96 name=pay ! rtp.send_rtp_sink_0  "
@@ -264,9 +276,13 @@ class Softphone:
                                  "1way, not %r" % a.security)
         rtp = pipeline.get_by_name("rtp")
         # parse_launch cannot name rtpbin's receiving pad (it carries the
-        # peer's SSRC): link it when it comes.
+        # peer's SSRC): link it when it comes, and move to the next one
+        # when the other end restarts.
         depay = pipeline.get_by_name("depay").get_static_pad("sink")
         rtp.connect("pad-added", self.on_rtpbin_pad, depay)
+        # What the decoder gives: when the new session's audio is heard.
+        pipeline.get_by_name("dec").get_static_pad("src").add_probe(
+            Gst.PadProbeType.BUFFER, self.on_decoded)
         rtp.connect("on-ssrc-active", self.on_rtcp)
         rtp.emit("get-internal-session", 0).set_property(
             "rtcp-min-interval", int(a.rtcp_interval * Gst.SECOND))
@@ -278,11 +294,72 @@ class Softphone:
         bus = pipeline.get_bus()
         bus.add_signal_watch()
         bus.connect("message", self.on_message)
+        # The restart's time is taken in the posting thread: the main
+        # loop may see the message after the new session's first audio.
+        bus.enable_sync_message_emission()
+        bus.connect("sync-message::element", self.on_sync_element)
         return pipeline
 
+    # rtpbin's thread that is about to push the pad's first buffer (the new
+    # SSRC's jitter buffer's).  The first pad is linked at once.  A later one
+    # is the other end's new session (it restarted: a new SSRC): the
+    # depayloader moves to it, as the old stream has ended.  The old pad's
+    # thread may be pushing into the depayloader at this moment, so the move
+    # waits until the old pad is idle (an IDLE probe), while a blocking probe
+    # holds the new pad's first data until it is linked.  The old pad then
+    # drops whatever its stream still sends, the EOS of a hang-up too (no
+    # NOT_LINKED back into the old SSRC's jitter buffer in rtpbin); the EOS
+    # comes to the depayloader from the new pad.
     def on_rtpbin_pad(self, rtpbin, pad, depay):
-        if pad.get_name().startswith("recv_rtp_src_0_") and not depay.is_linked():
-            pad.link(depay)
+        if not pad.get_name().startswith("recv_rtp_src_0_"):
+            return
+        old = depay.get_peer()
+        if old is None:
+            if pad.link(depay) == Gst.PadLinkReturn.OK:
+                self.pads_linked += 1
+            return
+        block = pad.add_probe(Gst.PadProbeType.BLOCK_DOWNSTREAM,
+                              lambda p, i: Gst.PadProbeReturn.OK)
+
+        def move(old_pad, info):
+            old_pad.add_probe(Gst.PadProbeType.DATA_DOWNSTREAM,
+                              lambda p, i: Gst.PadProbeReturn.DROP)
+            old_pad.unlink(depay)
+            result = pad.link(depay)
+            if result == Gst.PadLinkReturn.OK:
+                self.pads_linked += 1
+            pad.remove_probe(block)
+            GLib.idle_add(say, "the other end's new RTP stream (%s): the depayloader "
+                          "moves to it from %s%s" % (pad.get_name(), old_pad.get_name(),
+                                                     "" if result == Gst.PadLinkReturn.OK
+                                                     else " (link failed: %s)" % result))
+            return Gst.PadProbeReturn.REMOVE
+
+        old.add_probe(Gst.PadProbeType.IDLE, move)
+
+    # Any thread: the message's time, before the main loop sees it.
+    def on_sync_element(self, bus, msg):
+        s = msg.get_structure()
+        if (s is not None and s.get_name() == "donar-peer-restarted" and
+                msg.src.get_name() == "src"):
+            # Every element of the call posts it: count the donarsrc's.
+            self.peer_restarts += 1
+            self.restart_pads = self.pads_linked
+            self.resumed_after = None
+            self.restart_us = GLib.get_monotonic_time()
+
+    # The decoder's thread: the first audio decoded from a pad linked after
+    # the latest restart is the new session's.
+    def on_decoded(self, pad, info):
+        if (self.restart_us is not None and self.resumed_after is None and
+                self.pads_linked > self.restart_pads):
+            self.resumed_after = (GLib.get_monotonic_time() - self.restart_us) / 1e6
+            GLib.idle_add(self.audio_resumed, self.resumed_after)
+        return Gst.PadProbeReturn.OK
+
+    def audio_resumed(self, seconds):
+        say("audio from the other end's new session, %.2f s after its restart" % seconds)
+        return False
 
     def on_rtcp_packet(self, pad, info):
         self.rtcp_received += 1
@@ -413,6 +490,10 @@ class Softphone:
                 if self.args.role == "callee":
                     print("ADDRESS=" + address, flush=True)
                     say("give the caller this address (a secret: whoever has it can call)")
+            elif s.get_name() == "donar-peer-restarted" and msg.src.get_name() == "src":
+                _, link = s.get_uint("link")
+                say("the other end restarted (a new session of it, on link %d): "
+                    "its audio starts over" % link)
             elif s.get_name() == "donar-ready" and not self.ready:
                 self.ready = True
                 say("call set up; %s" % ("waiting for the caller" if self.args.role == "callee"
@@ -472,6 +553,11 @@ class Softphone:
             "links": link_stats(sink),
             # The peer's RTCP (rtpbin): null if no report came.
             "rtcp": rtcp,
+            # donar-peer-restarted messages, and the seconds from the latest
+            # to the first audio decoded of the new session (null: none yet).
+            "peer_restarts": self.peer_restarts,
+            "audio_resumed_after_s": (round(self.resumed_after, 3)
+                                      if self.resumed_after is not None else None),
         }
 
     def run(self):
