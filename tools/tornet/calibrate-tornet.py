@@ -237,6 +237,18 @@ def run_round(args, procs, env, keep, r, call_bin):
     wait_bootstrapped(os.path.join(work, 'callee-tor'))
     caller, callee = (caller_port, caller_cookie), (callee_port, callee_cookie)
     log(f'round {r}: fresh caller and callee tors bootstrapped')
+    cell_stats = []
+    if os.environ.get('TOR_NETWORK_CELL_STATS') == '1':
+        # The relays' queues are logged by the network (tor-network.sh);
+        # the caller's and callee's tors, not relays, by the same logger.
+        out = os.path.join(keep, 'run', f'cellstats-round{r}')
+        os.makedirs(out, exist_ok=True)
+        cell_stats = [procs.start(
+            [sys.executable, os.path.join(HERE, 'cell-stats.py'), '--out',
+             out, '--dump-every', '5', '--tor',
+             f'caller={caller_port}:{caller_cookie}', '--tor',
+             f'callee={callee_port}:{callee_cookie}'],
+            os.path.join(out, 'stdout.log'), os.path.join(out, 'stderr.log'))]
     longs = [Call(procs, call_bin, keep, f'round{r}-long{i}', args.long_seconds,
                   caller, callee) for i in range(args.long_calls)]
     n_short = 0
@@ -279,7 +291,7 @@ def run_round(args, procs, env, keep, r, call_bin):
                     procs.stop([s[0].callee])
                     s[0] = None
             time.sleep(0.2)
-    procs.stop([caller_p, callee_p])
+    procs.stop(cell_stats + [caller_p, callee_p])
     log(f'round {r}: {len(longs)} long and {n_short} short calls started')
 
 
