@@ -9,9 +9,12 @@ fitted to (seed 000 section 3, Fig. 3; docs/netmodel.md, "Calibration").
 
 The network is tornet.sh's (seed 3, bulk cross traffic on, the shaper's
 relays scaled by --scale, by default tornet.sh's TORNET_SCALE). Each round
-starts a fresh caller tor and a fresh callee tor, both with 2 entry guards
-(NumEntryGuards 2, as the product launches its tor), so that every round
-has new guards, as the evaluation's rounds will. In a round, --long-calls
+starts, for each call slot, a fresh caller tor and a fresh callee tor, both
+with 2 entry guards (NumEntryGuards 2, as the product launches its tor), so
+that every call has its own guards, as each user has, and every round new
+ones (--tors round: one pair for all the calls of a round, as before
+2026-11-27 21:50 UTC: its guards then carry every call of the round and
+their onions' descriptor uploads, docs/tornet.md). In a round, --long-calls
 5-minute calls run at once, and beside them --short-calls 30-second calls
 at a time, one after the other until the long ones end. Every call is
 donar-call with SIMPLE on one link (Fig. 3's single-link calls), its own
@@ -142,6 +145,39 @@ def wait_bootstrapped(d, deadline_s=90):
     raise RuntimeError(f'{d}: tor did not bootstrap in {deadline_s} s')
 
 
+class TorPair:
+    """A fresh caller tor and callee tor of the network (2 entry guards
+    each), as one user at each end has: started at once, ready () once both
+    bootstrapped."""
+
+    def __init__(self, procs, work, include):
+        self.work = work
+        self.caller = start_tor(procs, os.path.join(work, 'caller-tor'),
+                                include, socks=True)
+        self.callee = start_tor(procs, os.path.join(work, 'callee-tor'),
+                                include, socks=False)
+        self.processes = [self.caller[2], self.callee[2]]
+
+    def ready(self):
+        """((caller port, cookie), (callee port, cookie))."""
+        wait_bootstrapped(os.path.join(self.work, 'caller-tor'))
+        wait_bootstrapped(os.path.join(self.work, 'callee-tor'))
+        return self.caller[:2], self.callee[:2]
+
+
+def pairs_for(procs, work, include, n):
+    """n fresh pairs, ready: [(pair, (caller, callee))]."""
+    pairs = [TorPair(procs, os.path.join(work, f'pair{i}'), include)
+             for i in range(n)]
+    return [(p, p.ready()) for p in pairs]
+
+
+def control_ports(pairs):
+    """(side, port, cookie) of every tor of the pairs."""
+    return [(side, port, cookie) for _, ends in pairs
+            for side, (port, cookie) in zip(('caller', 'callee'), ends)]
+
+
 class Call:
     """One call (single-link unless options say otherwise; links: the
     links both ends wait for): its callee publishes, then its caller
@@ -229,14 +265,17 @@ def snapshot_circuits(tors, out, t):
 def run_round(args, procs, env, keep, r, call_bin):
     work = os.path.join(keep, 'run', f'round{r}')
     include = env['TOR_TORRC_INCLUDE']
-    caller_port, caller_cookie, caller_p = start_tor(
-        procs, os.path.join(work, 'caller-tor'), include, socks=True)
-    callee_port, callee_cookie, callee_p = start_tor(
-        procs, os.path.join(work, 'callee-tor'), include, socks=False)
-    wait_bootstrapped(os.path.join(work, 'caller-tor'))
-    wait_bootstrapped(os.path.join(work, 'callee-tor'))
-    caller, callee = (caller_port, caller_cookie), (callee_port, callee_cookie)
-    log(f'round {r}: fresh caller and callee tors bootstrapped')
+    # --tors call: each call slot (a long call, a slot of short calls one
+    # after the other) has its own pair, as each user has a tor; round: one
+    # pair for all (before 2026-11-27 21:50 UTC), whose 2 + 2 guards then
+    # carry every call's voice and every onion's descriptor uploads.
+    slots = args.long_calls + args.short_calls
+    pairs = pairs_for(procs, work, include,
+                      slots if args.tors == 'call' else 1)
+    ends = [pairs[i % len(pairs)][1] for i in range(slots)]
+    log(f'round {r}: {len(pairs)} fresh caller and callee tor pairs '
+        'bootstrapped')
+    tors = control_ports(pairs)
     cell_stats = []
     if os.environ.get('TOR_NETWORK_CELL_STATS') == '1':
         # The relays' queues are logged by the network (tor-network.sh);
@@ -245,26 +284,26 @@ def run_round(args, procs, env, keep, r, call_bin):
         os.makedirs(out, exist_ok=True)
         cell_stats = [procs.start(
             [sys.executable, os.path.join(HERE, 'cell-stats.py'), '--out',
-             out, '--dump-every', '5', '--tor',
-             f'caller={caller_port}:{caller_cookie}', '--tor',
-             f'callee={callee_port}:{callee_cookie}'],
+             out, '--dump-every', '5']
+            + [x for i, (side, port, cookie) in enumerate(tors)
+               for x in ('--tor', f'{side}{i // 2}={port}:{cookie}')],
             os.path.join(out, 'stdout.log'), os.path.join(out, 'stderr.log'))]
     longs = [Call(procs, call_bin, keep, f'round{r}-long{i}', args.long_seconds,
-                  caller, callee) for i in range(args.long_calls)]
+                  *ends[i]) for i in range(args.long_calls)]
     n_short = 0
-    # Each slot holds the running short call and the next, published ahead.
+    # Each slot holds the running short call and the next, published ahead,
+    # and the slot's tors.
     slots = []
     for i in range(args.short_calls):
+        slot_ends = ends[args.long_calls + i]
         slots.append([Call(procs, call_bin, keep, f'round{r}-short{n_short}',
-                           args.short_seconds, caller, callee), None])
+                           args.short_seconds, *slot_ends), None, slot_ends])
         n_short += 1
     t0 = time.monotonic()
     # Short calls start while a whole one fits before the long ones end
     # (they dial some 20 s after t0: publishing).
     last_start = t0 + 20 + args.long_seconds - args.short_seconds
     running = list(longs)
-    tors = [('caller', caller_port, caller_cookie),
-            ('callee', callee_port, callee_cookie)]
     next_snap = 0.0
     with open(os.path.join(keep, f'round{r}-circuits.txt'), 'w') as circ:
         while running or any(s[0] is not None for s in slots):
@@ -280,7 +319,7 @@ def run_round(args, procs, env, keep, r, call_bin):
                         and s[1] is None and now < last_start):
                     s[1] = Call(procs, call_bin, keep,
                                 f'round{r}-short{n_short}', args.short_seconds,
-                                caller, callee)
+                                *s[2])
                     n_short += 1
                 if s[0] is None and s[1] is not None:
                     s[0], s[1] = s[1], None
@@ -291,7 +330,7 @@ def run_round(args, procs, env, keep, r, call_bin):
                     procs.stop([s[0].callee])
                     s[0] = None
             time.sleep(0.2)
-    procs.stop(cell_stats + [caller_p, callee_p])
+    procs.stop(cell_stats + [x for p, _ in pairs for x in p.processes])
     log(f'round {r}: {len(longs)} long and {n_short} short calls started')
 
 
@@ -421,9 +460,11 @@ def render(data, default_scale):
         'tor over the shaped network (seed 3, bulk cross traffic on, as '
         'tornet.sh starts it), SIMPLE on one link as Fig. 3 (`--policy simple '
         '--links 1 --n1st 1 --n2nd 0`), a 172-byte frame every 40 ms; each '
-        'round a fresh caller tor and a fresh callee tor with '
-        f'`NumEntryGuards {GUARDS}`, several calls at once, each on its own '
-        'onion. Judged as `donar-netmodel-calibrate` judges the model\'s calls, '
+        'call its own onion and, each round, its own fresh caller tor and '
+        f'callee tor with `NumEntryGuards {GUARDS}` (a short call after '
+        'another in its slot takes the slot\'s pair), several calls at once; '
+        'rows marked *one tor pair a round* ran every call of a round through '
+        'one pair. Judged as `donar-netmodel-calibrate` judges the model\'s calls, '
         'on the caller\'s frames (caller to callee): *unacceptable* when more '
         'than 1 % of the frames came later than 360 ms or never; latency: each '
         'call\'s median one-way delay over its delivered frames, then the 10th, '
@@ -458,6 +499,7 @@ def render(data, default_scale):
                 and run['cross_flows']
                 and run.get('sets', []) == data.get('default_sets', [])
                 and run.get('at_once') in (None, LONG_CALLS + SHORT_CALLS)
+                and run.get('tors') == 'call'
                 else ''))
             lines.append(
                 f'| {name}, {kind} | {t["calls"]} ({run["never"][kind]} never '
@@ -480,12 +522,28 @@ def render(data, default_scale):
 LONG_CALLS, SHORT_CALLS = 8, 3   # at once, the defaults
 
 
+ONE_PAIR = ', one tor pair a round'
+
+
 def run_key(scale, cross_flows, long_calls=LONG_CALLS,
-            short_calls=SHORT_CALLS, sets=()):
+            short_calls=SHORT_CALLS, sets=(), tors='call'):
     return (f'scale {scale:g}' + ('' if cross_flows else ', no cross traffic')
             + ('' if (long_calls, short_calls) == (LONG_CALLS, SHORT_CALLS)
                else f', {long_calls} + {short_calls} calls at once')
-            + ''.join(f', {x}' for x in sets))
+            + ''.join(f', {x}' for x in sets)
+            + (ONE_PAIR if tors == 'round' else ''))
+
+
+def with_tors(runs):
+    """The runs, those made before --tors (one pair a round) said so in
+    their key and their 'tors'."""
+    out = {}
+    for key, run in runs.items():
+        if 'tors' not in run:
+            run = dict(run, tors='round')
+            key += ONE_PAIR
+        out[key] = run
+    return out
 
 
 def run_order(data):
@@ -493,7 +551,8 @@ def run_order(data):
     "before") first."""
     return sorted(data['runs'], key=lambda k: (
         not data['runs'][k]['cross_flows'], -data['runs'][k]['scale'],
-        -data['runs'][k].get('at_once', LONG_CALLS + SHORT_CALLS)))
+        -data['runs'][k].get('at_once', LONG_CALLS + SHORT_CALLS),
+        data['runs'][k].get('tors') == 'call'))
 
 
 def relay_rows(data):
@@ -624,6 +683,10 @@ def main():
     p.add_argument('--short-calls', type=int, default=SHORT_CALLS)
     p.add_argument('--long-seconds', type=int, default=300)
     p.add_argument('--short-seconds', type=int, default=30)
+    p.add_argument('--tors', choices=('call', 'round'), default='call',
+                   help='a fresh caller and callee tor pair for each call '
+                   'slot (the default: one user, one tor), or one pair for '
+                   'all the calls of a round (before 2026-11-27)')
     p.add_argument('--keep', default=None,
                    help='frame logs (default build/tornet-calibration/'
                    'scale-F)')
@@ -646,7 +709,8 @@ def main():
         + ('' if args.cross_flows else '-no-cross')
         + ('' if (args.long_calls, args.short_calls) == (LONG_CALLS, SHORT_CALLS)
            else f'-{args.long_calls}+{args.short_calls}')
-        + ''.join('-' + x.replace('=', '-') for x in sets)))
+        + ''.join('-' + x.replace('=', '-') for x in sets)
+        + ('-one-pair' if args.tors == 'round' else '')))
     os.makedirs(keep, exist_ok=True)
     command = ' '.join(['tools/tornet/tornet.sh calibrate']
                        + [shlex.quote(a) for a in sys.argv[1:]
@@ -693,11 +757,11 @@ def main():
                            'latency_fraction': LATENCY_FRACTION}
         # Runs of an older version of this script (keyed by scale alone)
         # are left out: --report-only writes them again.
-        data['runs'] = {k: v for k, v in data['runs'].items()
-                        if 'scale' in v}
+        data['runs'] = with_tors({k: v for k, v in data['runs'].items()
+                                  if 'scale' in v})
         data['runs'][run_key(scale, args.cross_flows, args.long_calls,
-                             args.short_calls, sets)] = {
-            'scale': scale, 'cross_flows': args.cross_flows,
+                             args.short_calls, sets, args.tors)] = {
+            'scale': scale, 'cross_flows': args.cross_flows, 'tors': args.tors,
             'at_once': args.long_calls + args.short_calls, 'sets': sets,
             'command': meta['command'], 'date': meta['date'],
             'wall_min': meta['wall_min'], 'load': meta['load'],

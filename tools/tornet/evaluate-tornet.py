@@ -17,9 +17,12 @@ scale, relay parameters and cross traffic: tornet.sh's defaults unless
 its share targets; else it stops and says why. --calibrate runs the
 calibration first (some 25 minutes); --no-calibration-check skips the check.
 
-Then rounds. Each round starts a fresh caller tor and a fresh callee tor,
-both with NumEntryGuards 2 as the product launches its tor (new guards every
-round), and runs --at-once calls at once, the policies in turn (SIMPLE,
+Then rounds. Each round starts, for each of its calls, a fresh caller tor
+and a fresh callee tor, both with NumEntryGuards 2 as the product launches
+its tor (one user, one tor: new guards every call; --tors round, one pair
+for all the calls of a round, as before 2026-11-27, puts every call's voice
+and every onion's descriptor uploads on the same 2 + 2 guards), and runs
+--at-once calls at once, the policies in turn (SIMPLE,
 TORFONE, ALTERNATE, DOUBLE-SEND, ADAPTIVE budget 1 and 2), so that a round
 of 12 has 2 calls of each; every call on its own onion, every link on its
 own circuit, its frame logs (donar-call --frame-log) kept in --keep. The
@@ -220,8 +223,9 @@ def load_average():
 
 def calibration_run(docs, network):
     """(key, run) of docs/tornet-calibration.json made on network ({'scale',
-    'cross_flows', 'params'}), the newest (one with the default number of
-    calls at once before others), or (None, None)."""
+    'cross_flows', 'params'}), the newest (one with a tor pair a call, then
+    one with the default number of calls at once, before others), or
+    (None, None)."""
     cal = calibration()
     data = json.load(open(os.path.join(docs, cal.JSON_FILE)))
     found = []
@@ -230,8 +234,9 @@ def calibration_run(docs, network):
                 and run.get('cross_flows') == network['cross_flows']
                 and relay_parameters(run.get('default_sets', []),
                                      run.get('sets', [])) == network['params']):
-            found.append(((run.get('at_once') in (None, cal.LONG_CALLS
-                                                   + cal.SHORT_CALLS),
+            found.append(((run.get('tors') == 'call',
+                           run.get('at_once') in (None, cal.LONG_CALLS
+                                                  + cal.SHORT_CALLS),
                            run.get('date', '')), key, run))
     if not found:
         return None, None, data
@@ -287,25 +292,18 @@ def links_of(options):
         else 12
 
 
-def start_tors(procs, work, include):
-    """A fresh caller tor and callee tor (2 entry guards each), not yet
-    bootstrapped."""
+def start_tors(procs, work, include, n):
+    """n fresh pairs of a caller tor and a callee tor (2 entry guards
+    each), not yet bootstrapped."""
     cal = calibration()
-    return (work,
-            cal.start_tor(procs, os.path.join(work, 'caller-tor'), include,
-                          socks=True),
-            cal.start_tor(procs, os.path.join(work, 'callee-tor'), include,
-                          socks=False))
+    return [cal.TorPair(procs, os.path.join(work, f'pair{i}'), include)
+            for i in range(n)]
 
 
-def ready_tors(tors):
-    """((caller port, cookie), (callee port, cookie), processes) once both
-    bootstrapped."""
-    cal = calibration()
-    work, caller, callee = tors
-    cal.wait_bootstrapped(os.path.join(work, 'caller-tor'))
-    cal.wait_bootstrapped(os.path.join(work, 'callee-tor'))
-    return caller[:2], callee[:2], [caller[2], callee[2]]
+def ready_tors(pairs):
+    """[(pair, (caller port, cookie), (callee port, cookie))] once every
+    tor bootstrapped."""
+    return [(p,) + p.ready() for p in pairs]
 
 
 def entry_guards(port, cookie):
@@ -322,19 +320,19 @@ def entry_guards(port, cookie):
 
 
 def run_round(args, procs, call_bin, keep, r, tors, calls, prepare_next):
-    """The calls of round r at once through its ready tors; then starts the
-    next round's tors (prepare_next), once the calls have ended. Returns the
-    round's facts and the next round's tors."""
+    """The calls of round r at once through its ready tors (call i through
+    pair i, or the round's one pair); then starts the next round's tors
+    (prepare_next), once the calls have ended. Returns the round's facts
+    and the next round's tors."""
     cal = calibration()
-    caller, callee, tor_procs = tors
-    running = [cal.Call(procs, call_bin, keep, c['name'], args.seconds, caller,
-                        callee, options=c['options'],
-                        links=links_of(c['options'])) for c in calls]
+    running = [cal.Call(procs, call_bin, keep, c['name'], args.seconds,
+                        *tors[i % len(tors)][1:], options=c['options'],
+                        links=links_of(c['options']))
+               for i, c in enumerate(calls)]
     t0 = time.monotonic()
-    next_tors = None
     next_snap = 0.0
     load_max = 0.0
-    tor_ctl = [('caller',) + tuple(caller), ('callee',) + tuple(callee)]
+    tor_ctl = cal.control_ports([(p, ends) for p, *ends in tors])
     with open(os.path.join(keep, f'round{r:02d}-circuits.txt'), 'w') as circ:
         while running:
             now = time.monotonic()
@@ -345,13 +343,15 @@ def run_round(args, procs, call_bin, keep, r, tors, calls, prepare_next):
             running = [c for c in running if not c.step()]
             time.sleep(0.2)
     # At the end: when it has just bootstrapped, a tor may not have tried
-    # its second guard yet.
-    guards = {'caller': entry_guards(*caller), 'callee': entry_guards(*callee)}
-    procs.stop(tor_procs)
-    if next_tors is None and prepare_next is not None:
-        next_tors = prepare_next()
-    return {'round': r, 'guards': guards, 'wall_s': time.monotonic() - t0,
-            'load': load_average(), 'load_max': load_max}, next_tors
+    # its second guard yet.  With a pair a call, every pair's guards.
+    guards = {side: sorted({g for _, *ends in tors
+                            for g in entry_guards(*ends[i])})
+              for i, side in enumerate(('caller', 'callee'))}
+    procs.stop([x for p, *_ in tors for x in p.processes])
+    next_tors = prepare_next() if prepare_next is not None else None
+    return {'round': r, 'guards': guards, 'pairs': len(tors),
+            'wall_s': time.monotonic() - t0, 'load': load_average(),
+            'load_max': load_max}, next_tors
 
 
 def measure(args, keep, network, command):
@@ -376,7 +376,7 @@ def measure(args, keep, network, command):
     run = {'command': command, 'date': time.strftime('%Y-%m-%d %H:%M UTC',
                                                      time.gmtime()),
            'seconds': args.seconds, 'calls_per_policy': args.calls_per_policy,
-           'at_once': args.at_once, 'seed': args.seed,
+           'at_once': args.at_once, 'seed': args.seed, 'tors': args.tors,
            'scale': network['scale'], 'sets': network['sets'],
            # tornet.sh's defaults and --set, as they were when it ran
            'params': network['params'],
@@ -400,8 +400,13 @@ def measure(args, keep, network, command):
         include = env['TOR_TORRC_INCLUDE']
 
         def prepare(r):
-            return (lambda: start_tors(procs, os.path.join(work, f'round{r:02d}'),
-                                       include)) if r < len(rounds) else None
+            # --tors call: a pair for each call of the round, as each user
+            # has a tor; round: one pair for all of them (before
+            # 2026-11-27), whose guards then carry every call's voice.
+            n = len(rounds[r]) if args.tors == 'call' else 1
+            return (lambda: start_tors(procs, os.path.join(
+                work, f'round{r:02d}'), include, n)) if r < len(rounds) \
+                else None
 
         tors = prepare(0)()
         for r, policies in enumerate(rounds):
@@ -416,12 +421,13 @@ def measure(args, keep, network, command):
             try:
                 ready = ready_tors(tors)
             except RuntimeError as e:
-                # One pair that does not bootstrap must not end an hour's
-                # run: another, once.
+                # A tor that does not bootstrap must not end an hour's run:
+                # fresh ones, once.
                 log(f'round {r}: {e}; fresh tors again')
-                procs.stop([tors[1][2], tors[2][2]])
+                procs.stop([x for p in tors for x in p.processes])
                 ready = ready_tors(start_tors(
-                    procs, os.path.join(work, f'round{r:02d}-again'), include))
+                    procs, os.path.join(work, f'round{r:02d}-again'), include,
+                    len(tors)))
             facts, tors = run_round(args, procs, call_bin, keep, r, ready,
                                     calls, prepare(r + 1))
             run['rounds'].append(facts)
@@ -885,8 +891,11 @@ def render(run, network, facts, calibration_lines, tor, sim, sim_commands,
         '### The policies', '',
         f'{run["calls_per_policy"]} calls a policy of {run["seconds"]} s, '
         f'{run["at_once"]} at once ({per_round} of each policy a round), in '
-        f'{n_rounds} rounds; each round a fresh caller tor and a fresh callee '
-        'tor with `NumEntryGuards 2` (seed 000\'s Default, as the product '
+        f'{n_rounds} rounds; '
+        + ('each call its own fresh caller tor and callee tor'
+           if run.get('tors') == 'call' else
+           'each round one fresh caller tor and callee tor for all its calls')
+        + ' with `NumEntryGuards 2` (seed 000\'s Default, as the product '
         'launches its tor), so new guards each round; every call on its own '
         'onion, every link on its own circuit. Load average (1 min, 2 cores '
         f'shared with other sessions) at the end of the rounds: '
@@ -1054,6 +1063,10 @@ def main():
                    help='calls at once (a multiple of 6: every round as many '
                    'calls of each policy)')
     p.add_argument('--seed', type=int, default=3)
+    p.add_argument('--tors', choices=('call', 'round'), default='call',
+                   help='a fresh caller and callee tor pair for each call '
+                   '(the default: one user, one tor), or one pair for all '
+                   'the calls of a round (before 2026-11-27)')
     p.add_argument('--scale', type=float, default=None,
                    help="the shaper's scale (default: tornet.sh's)")
     p.add_argument('--set', action='append', default=[], metavar='NAME=VALUE',
