@@ -403,10 +403,11 @@ def measure(args, keep, network, command):
             # --tors call: a pair for each call of the round, as each user
             # has a tor; round: one pair for all of them (before
             # 2026-11-27), whose guards then carry every call's voice.
+            if r >= len(rounds):
+                return None
             n = len(rounds[r]) if args.tors == 'call' else 1
-            return (lambda: start_tors(procs, os.path.join(
-                work, f'round{r:02d}'), include, n)) if r < len(rounds) \
-                else None
+            return lambda: start_tors(procs, os.path.join(
+                work, f'round{r:02d}'), include, n)
 
         tors = prepare(0)()
         for r, policies in enumerate(rounds):
@@ -909,8 +910,11 @@ def render(run, network, facts, calibration_lines, tor, sim, sim_commands,
         'set up (no frame came either way) is counted apart, not in the '
         'shares. Latencies over every frame of both directions of the calls '
         'that set up, a lost frame as infinitely late. Intervals: Wilson '
-        '95 %; the calls of a round share its two tors\' guards and the same '
-        'minutes of the network, so they are narrower than the truth. '
+        '95 %; the calls of a round share '
+        + ('the same minutes of the network and its relays'
+           if run.get('tors') == 'call' else
+           'its two tors\' guards and the same minutes of the network')
+        + ', so they are narrower than the truth. '
         'cells/s per endpoint: donar-call\'s messages a frame × 25 '
         '(donar-sim also counts its hellos).', '',
         'Beside it, donar-sim over the link model: the same number of calls '
