@@ -617,6 +617,11 @@ drive_loop (DonarLinkEngine * engine, gint64 end_time)
   /* The engine's thread has it (at the start, after a kick or a lease
    * that lapsed): it gives it up at the handover event. */
   while (engine->engine_in_loop && !engine->loop_quit) {
+    /* Asked again at each wake-up: a kick (set_flushing, the end) makes
+     * the engine's thread drop the request, and it would then take the
+     * loop straight back after every handover while this thread waits
+     * here for ever (a source set to NULL hung so, 2 runs in 30). */
+    engine->app_wants_loop = TRUE;
     event_active (engine->handover_event, 0, 0);
     g_cond_wait (&engine->loop_cond, &engine->loop_lock);
   }
