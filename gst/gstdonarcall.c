@@ -1302,9 +1302,14 @@ gst_donar_call_client_start (GstDonarCallClient * client)
     post_links (call, client);
   if (call->done)
     client_ready (call, client);
-  else
-    post_progress (client, GST_PROGRESS_TYPE_START, "setting up the call",
-        call->percent);
+  else {
+    /* Each element's progress starts at 0; one that joins a setup already
+     * under way then hears where it is. */
+    post_progress (client, GST_PROGRESS_TYPE_START, "setting up the call", 0);
+    if (call->percent > 0)
+      post_progress (client, GST_PROGRESS_TYPE_CONTINUE,
+          "joined the call's setup", call->percent);
+  }
   g_mutex_unlock (&call->lock);
 
   if (created)
