@@ -225,6 +225,7 @@ typedef struct
   guint32 counter;
   gint64 sent_us;
   gint64 arrival_us;
+  guint link;                   /* the link of its first copy */
 } Arrival;
 
 typedef struct
@@ -255,6 +256,7 @@ take_frame (Received * received, const DonarLinkFrame * frame)
   arrival.counter = counter;
   arrival.sent_us = (gint64) sent;
   arrival.arrival_us = frame->arrival_us;
+  arrival.link = frame->link;
   g_array_append_val (received->arrivals, arrival);
 }
 
@@ -379,6 +381,46 @@ end_text (DonarCall * call)
   }
 }
 
+/* Each link's part in the call (--json "links"): what we sent on it, and
+ * the peer's frames whose first copy it brought, how many of them later
+ * than the deadline: which links a policy used, and where its late frames
+ * came from. */
+static void
+append_links_json (GString * out, const Options * options, DonarCall * call,
+    const Received * received)
+{
+  DonarLinkEngine *engine = donar_call_get_engine (call);
+  guint n = (guint) options->links;
+  g_autofree guint64 *first = g_new0 (guint64, n);
+  g_autofree guint64 *late = g_new0 (guint64, n);
+  DonarConfig config;
+
+  donar_config_init (&config);
+  for (guint i = 0; i < received->arrivals->len; i++) {
+    const Arrival *a = &g_array_index (received->arrivals, Arrival, i);
+
+    if (a->link >= n)
+      continue;
+    first[a->link]++;
+    if (a->arrival_us - a->sent_us > config.deadline_us)
+      late[a->link]++;
+  }
+  g_string_append (out, "\"links\": [");
+  for (guint l = 0; l < n; l++) {
+    DonarLinkEngineLinkStats stats;
+
+    if (!donar_link_engine_get_link_stats (engine, l, &stats))
+      memset (&stats, 0, sizeof stats);
+    g_string_append_printf (out, "%s{\"messages_sent\": %" G_GUINT64_FORMAT
+        ", \"first_copies\": %" G_GUINT64_FORMAT ", \"first_copies_late\": %"
+        G_GUINT64_FORMAT ", \"dials\": %" G_GUINT64_FORMAT
+        ", \"records_dropped\": %" G_GUINT64_FORMAT "}", l ? ", " : "",
+        stats.session.messages_sent, first[l], late[l], stats.dials,
+        stats.records_dropped);
+  }
+  g_string_append (out, "]");
+}
+
 static void
 report (const Options * options, DonarCall * call, Status * status,
     Received * received, guint32 frames_sent, gdouble seconds,
@@ -410,6 +452,8 @@ report (const Options * options, DonarCall * call, Status * status,
     g_mutex_unlock (&status->lock);
     g_string_append (messages, ", \"ended\": ");
     tool_json_append_string (messages, end_text (call));
+    g_string_append (messages, ", ");
+    append_links_json (messages, options, call, received);
     g_print ("{\"seconds\": %.1f, \"policy\": \"%s\", \"budget\": %.2f, "
         "\"messages_per_frame\": %.3f, \"frames_sent\": %u, "
         "\"frames_received\": %u, \"frames_expected\": %u, "
