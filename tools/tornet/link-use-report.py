@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Which links each policy used over real tor, and where its late frames
+came from: from the calls that evaluate-tornet.py kept (each end's
+`donar-call --json`, its "links"), one row a policy, both directions of
+every call that set up.
+
+  python3 tools/tornet/link-use-report.py [--keep build/tornet-eval]
+
+Columns: the share of a call's messages that went on its 2 busiest links
+(median over calls and directions; 2 of 12 links used evenly is 17 %);
+the links that carried 90 % of them (median); the frames later than the
+deadline, and the share of them whose first copy came on one of the 2
+busiest links; links dialed again (more than one dial) a call.  A late
+frame came late on every link it was sent on; its first copy's link is the
+one that brought it soonest."""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+
+
+def ends(keep, name):
+    """(sender's links, receiver's links, caller's links) for both
+    directions of a call: the caller's sends with the callee's arrivals,
+    then the other way; only the caller dials."""
+    out = {}
+    for end in ('caller', 'callee'):
+        try:
+            with open(os.path.join(keep, f'{name}-{end}.json')) as f:
+                out[end] = json.load(f).get('links')
+        except (OSError, ValueError):
+            return []
+    if not out['caller'] or not out['callee']:
+        return []
+    return [(out['caller'], out['callee'], out['caller']),
+            (out['callee'], out['caller'], out['caller'])]
+
+
+def direction_figures(sent, got, dialer):
+    messages = [link['messages_sent'] for link in sent]
+    total = sum(messages)
+    if total == 0:
+        return None
+    order = sorted(range(len(messages)), key=lambda i: -messages[i])
+    busiest = set(order[:2])
+    carried, links90 = 0, 0
+    for i in order:
+        if carried >= 0.9 * total:
+            break
+        carried += messages[i]
+        links90 += 1
+    late = sum(link['first_copies_late'] for link in got)
+    late_busiest = sum(got[i]['first_copies_late'] for i in busiest)
+    return {'top2': 100.0 * sum(messages[i] for i in busiest) / total,
+            'links90': links90, 'late': late, 'late_busiest': late_busiest,
+            'redials': sum(1 for link in dialer if link['dials'] > 1)}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--keep', default='build/tornet-eval')
+    args = parser.parse_args()
+    try:
+        with open(os.path.join(args.keep, 'calls.json')) as f:
+            calls = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit(f'link-use-report: {args.keep}/calls.json: {e}')
+    by_policy = {}
+    for call in calls:
+        rows = by_policy.setdefault(call['policy'], [])
+        for sent, got, dialer in ends(args.keep, call['name']):
+            figures = direction_figures(sent, got, dialer)
+            if figures:
+                rows.append(figures)
+    print('| policy | directions | messages on the 2 busiest links %, median '
+          '| links carrying 90 %, median | frames late | of them first on '
+          'the 2 busiest links % | links dialed again, a direction |')
+    print('|---|---|---|---|---|---|---|')
+    for policy, rows in by_policy.items():
+        if not rows:
+            print(f'| {policy} | 0 | | | | | |')
+            continue
+        late = sum(r['late'] for r in rows)
+        late_busiest = sum(r['late_busiest'] for r in rows)
+        print(f'| {policy} | {len(rows)} '
+              f'| {statistics.median(r["top2"] for r in rows):.0f} '
+              f'| {statistics.median(r["links90"] for r in rows):g} '
+              f'| {late} '
+              f'| {100.0 * late_busiest / late if late else 0:.0f} '
+              f'| {statistics.mean(r["redials"] for r in rows):.1f} |')
+
+
+if __name__ == '__main__':
+    main()
