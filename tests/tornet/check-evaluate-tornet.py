@@ -49,6 +49,24 @@ def dropped():
     return lat
 
 
+def link(sent, late=0, dials=0):
+    return {'messages_sent': sent, 'first_copies': sent, 'first_copies_late':
+            late, 'dials': dials, 'records_dropped': 0}
+
+
+def write_links(base):
+    """The caller sends 50 and 30 messages on links 0 and 1, 2 on each
+    other (1 redialed); the callee 10 on each; 3 of the caller's frames
+    came late first on link 0, 1 on link 5."""
+    caller = [link(50), link(30)] + [link(2) for _ in range(10)]
+    caller[3]['dials'] = 2
+    callee = [link(10) for _ in range(12)]
+    callee[0]['first_copies_late'] = 3
+    callee[5]['first_copies_late'] = 1
+    for end, links in (('caller', caller), ('callee', callee)):
+        json.dump({'links': links}, open(f'{base}-{end}.json', 'w'))
+
+
 def make_run(keep, ev, defaults):
     net = os.path.join(keep, 'run', 'net')
     os.makedirs(os.path.join(net, 'cross'))
@@ -81,6 +99,8 @@ def make_run(keep, ev, defaults):
             lat = {'good': good, 'late': late, 'dropped': dropped}[fate]()
             write_log(base + '-callee.csv', lat)
             write_log(base + '-caller.csv', good())
+            if label == 'ADAPTIVE budget 2':
+                write_links(base)
     json.dump(calls, open(os.path.join(keep, 'calls.json'), 'w'))
     json.dump({'command': 'python3 tools/tornet/evaluate-tornet.py',
                'date': '2026-11-27 16:00 UTC', 'seconds': SECONDS,
@@ -126,6 +146,13 @@ def main():
     lo, hi = ev.wilson(20, 24)
     if abs(lo - 64.15) > 0.05 or abs(hi - 93.32) > 0.05:
         fail(f'Wilson 95 % of 20/24: {lo:.2f}-{hi:.2f}, not 64.15-93.32')
+    # 17 of 22 against 20 of 22: Wilson 56.56-89.88 and 72.19-97.47, so
+    # -13.64 - hypot(77.27 - 56.56, 97.47 - 90.91) = -35.36 and
+    # -13.64 + hypot(89.88 - 77.27, 90.91 - 72.19) = +8.94.
+    d, lo, hi = ev.difference_interval(17, 22, 20, 22)
+    if abs(d + 13.64) > 0.01 or abs(lo + 35.36) > 0.05 or abs(hi - 8.94) > 0.05:
+        fail(f'17/22 - 20/22: {d:.2f} [{lo:.2f}, {hi:.2f}], not -13.64 '
+             '[-35.36, +8.94]')
     defaults = ev.tornet_defaults()
     network = {'scale': defaults['scale'],
                'cross_flows': defaults['cross_flows'],
@@ -158,12 +185,22 @@ def main():
             '| TORFONE | 2 (1) | 100 [21-100] | 0 |',
             '| ADAPTIVE budget 1 | 1 (0) | 0 [0-79] | 0 |',
             '| ADAPTIVE budget 2: successful ≥ 90 % | 100 % | met |',
-            '| ADAPTIVE budget 2 ≥ DOUBLE-SEND | 100 % against 100 % | met |',
+            # 1 of 1 each: Wilson 20.65-100, so 0 -/+ hypot(79.35, 0).
+            '| ADAPTIVE budget 2 ≥ DOUBLE-SEND | 100 % against 100 %; '
+            'difference +0 points, 95 % [-79, +79]: does not rank them | met |',
+            # 0 of 1 (Wilson 0-79.35) against 1 of 1: -100 + hypot(79.35,
+            # 79.35) = +12.
             '| ADAPTIVE budget 1 ≥ ALTERNATE + 15 points | 0 % against '
-            '100 % (-100 points) | not met |',
+            '100 %; difference -100 points, 95 % [-100, +12]: does not rank '
+            'them | not met |',
             '| testbed, scale 0.6, 30s | 24 (0 never set up) | 50.0 [31-69] '
             '| 150 / 190 / 260 | yes |',
             '| 0 | 2.5 | relay1, relay2 | relay2 | 10/12 |',
+            # Caller to callee: 80 of 100 on the 2 busiest, 7 links carry
+            # 90 (50, 30, then 2 a link), the 4 late frames 3 on link 0;
+            # back: 20 of 120, 11 links carry 108; medians 48 and 9.
+            '| ADAPTIVE budget 2 | 2 | 48 | 9 | 4 | 75 | 1.0 |',
+            '| SIMPLE | 0 | | | | | |',
             '--report-only --keep',
             'build/tools/donar-sim --calls 2 --duration 4 --seed 3']
         for needed in needs:

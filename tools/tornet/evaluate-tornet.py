@@ -167,6 +167,14 @@ def read_env(text):
 _modules = {}
 
 
+def link_use_table(keep, manifest):
+    """link-use-report.py's table of the run's calls, or None."""
+    if 'links' not in _modules:
+        _modules['links'] = _load('link_use_report',
+                                  os.path.join(HERE, 'link-use-report.py'))
+    return _modules['links'].table(keep, manifest)
+
+
 def calibration():
     """calibrate-tornet.py, which imports this file: loaded on first use,
     not at import time, so that neither loads the other without end."""
@@ -725,6 +733,30 @@ def plot(tor, sim, path):
     plt.close(fig)
 
 
+def difference_interval(k1, n1, k2, n2):
+    """k1/n1 - k2/n2 in points and its 95 % interval (Newcombe's hybrid
+    score interval, from the two Wilson intervals), or None without calls."""
+    if not n1 or not n2:
+        return None
+    p1, p2 = 100.0 * k1 / n1, 100.0 * k2 / n2
+    (l1, u1), (l2, u2) = wilson(k1, n1), wilson(k2, n2)
+    d = p1 - p2
+    return (d, d - math.hypot(p1 - l1, u2 - p2),
+            d + math.hypot(u1 - p1, p2 - l2))
+
+
+def compared(tor, a, b):
+    """What the calls say of a against b: the difference and its interval,
+    and whether it ranks them (the interval leaves out 0)."""
+    diff = difference_interval(tor[a]['successful_calls'], tor[a]['set_up'],
+                               tor[b]['successful_calls'], tor[b]['set_up'])
+    if diff is None:
+        return ''
+    d, lo, hi = diff
+    ranks = 'ranks them' if lo > 0 or hi < 0 else 'does not rank them'
+    return f'; difference {d:+.0f} points, 95 % [{lo:+.0f}, {hi:+.0f}]: {ranks}'
+
+
 def targets(tor, sim):
     """Issue 23's targets: (target, figures, met) rows."""
     def s(label):
@@ -738,12 +770,13 @@ def targets(tor, sim):
     rows = [
         (f'ADAPTIVE budget 2: successful ≥ {TARGET_ADAPTIVE_2:.0f} %',
          f'{pct(a2)} %', known(a2) and a2 >= TARGET_ADAPTIVE_2),
-        ('ADAPTIVE budget 2 ≥ DOUBLE-SEND', f'{pct(a2)} % against {pct(ds)} %',
+        ('ADAPTIVE budget 2 ≥ DOUBLE-SEND', f'{pct(a2)} % against {pct(ds)} %'
+         + compared(tor, 'ADAPTIVE budget 2', 'DOUBLE-SEND'),
          known(a2, ds) and a2 >= ds),
         (f'ADAPTIVE budget 1 ≥ ALTERNATE + '
          f'{TARGET_ADAPTIVE_1_OVER_ALTERNATE:.0f} points',
-         f'{pct(a1)} % against {pct(alt)} % '
-         f'({"—" if not known(a1, alt) else f"{a1 - alt:+.0f}"} points)',
+         f'{pct(a1)} % against {pct(alt)} %'
+         + compared(tor, 'ADAPTIVE budget 1', 'ALTERNATE'),
          known(a1, alt) and a1 >= alt + TARGET_ADAPTIVE_1_OVER_ALTERNATE)]
     for label in DONAR_POLICIES:
         t, m = s(label), sim[label]['successful']
@@ -946,6 +979,7 @@ def render(run, network, facts, calibration_lines, tor, sim, sim_commands,
         'Successful / set-up calls of each policy in each round; D dropped, '
         'N never set up; the primary guards of the round\'s two tors:', '',
         *round_rows(manifest, run), '',
+        *link_use_lines(keep, manifest),
         f'![frame latency CDF over real tor and donar-sim]({CDF_IMAGE})', '',
         'Where the two differ by construction: the model draws 6 fresh relays '
         'per circuit; here 16 relays are shared by every path and tor picks '
@@ -964,6 +998,20 @@ def render(run, network, facts, calibration_lines, tor, sim, sim_commands,
         '`round<R>-circuits.txt`, the calls `calls.json`, the run '
         '`run.json`, voice `voice/`, donar-sim `sim-<policy>/`.']
     return '\n'.join(lines) + '\n'
+
+
+def link_use_lines(keep, manifest):
+    table = link_use_table(keep, manifest)
+    if table is None:
+        return []
+    return ['### The links each policy used', '',
+            'From each end\'s `donar-call --json` ("links"), both directions '
+            'of every call that set up (`python3 tools/tornet/'
+            f'link-use-report.py --keep {shown(keep)}`): how a policy spread '
+            'its messages over the 12 links, and the link that brought the '
+            'first copy of each frame later than 360 ms (every copy of it '
+            'was late; 2 of 12 links used evenly carry 17 %).', '',
+            *table, '']
 
 
 def splice(page_path, section, begin=BEGIN, end=END,

@@ -58,6 +58,38 @@ def direction_figures(sent, got, dialer):
             'redials': sum(1 for link in dialer if link['dials'] > 1)}
 
 
+def table(keep, calls):
+    """The markdown table's lines, one row a policy in the calls' order;
+    None when no call kept its links (runs before donar-call gave them)."""
+    by_policy = {}
+    for call in calls:
+        rows = by_policy.setdefault(call['policy'], [])
+        for sent, got, dialer in ends(keep, call['name']):
+            figures = direction_figures(sent, got, dialer)
+            if figures:
+                rows.append(figures)
+    if not any(by_policy.values()):
+        return None
+    lines = ['| policy | directions | messages on the 2 busiest links %, '
+             'median | links carrying 90 %, median | frames late | of them '
+             'first on the 2 busiest links % | links dialed again, a '
+             'direction |', '|---|---|---|---|---|---|---|']
+    for policy, rows in by_policy.items():
+        if not rows:
+            lines.append(f'| {policy} | 0 | | | | | |')
+            continue
+        late = sum(r['late'] for r in rows)
+        late_busiest = sum(r['late_busiest'] for r in rows)
+        lines.append(
+            f'| {policy} | {len(rows)} '
+            f'| {statistics.median(r["top2"] for r in rows):.0f} '
+            f'| {statistics.median(r["links90"] for r in rows):g} '
+            f'| {late} '
+            f'| {100.0 * late_busiest / late if late else 0:.0f} '
+            f'| {statistics.mean(r["redials"] for r in rows):.1f} |')
+    return lines
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--keep', default='build/tornet-eval')
@@ -67,29 +99,11 @@ def main():
             calls = json.load(f)
     except (OSError, ValueError) as e:
         sys.exit(f'link-use-report: {args.keep}/calls.json: {e}')
-    by_policy = {}
-    for call in calls:
-        rows = by_policy.setdefault(call['policy'], [])
-        for sent, got, dialer in ends(args.keep, call['name']):
-            figures = direction_figures(sent, got, dialer)
-            if figures:
-                rows.append(figures)
-    print('| policy | directions | messages on the 2 busiest links %, median '
-          '| links carrying 90 %, median | frames late | of them first on '
-          'the 2 busiest links % | links dialed again, a direction |')
-    print('|---|---|---|---|---|---|---|')
-    for policy, rows in by_policy.items():
-        if not rows:
-            print(f'| {policy} | 0 | | | | | |')
-            continue
-        late = sum(r['late'] for r in rows)
-        late_busiest = sum(r['late_busiest'] for r in rows)
-        print(f'| {policy} | {len(rows)} '
-              f'| {statistics.median(r["top2"] for r in rows):.0f} '
-              f'| {statistics.median(r["links90"] for r in rows):g} '
-              f'| {late} '
-              f'| {100.0 * late_busiest / late if late else 0:.0f} '
-              f'| {statistics.mean(r["redials"] for r in rows):.1f} |')
+    lines = table(args.keep, calls)
+    if lines is None:
+        sys.exit(f'link-use-report: no call in {args.keep} kept its links '
+                 '(donar-call --json before "links")')
+    print('\n'.join(lines))
 
 
 if __name__ == '__main__':
