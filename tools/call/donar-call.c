@@ -10,6 +10,7 @@
  * a later one: the peer may still be sending when this end stops
  * listening, and what is then on its way is not counted. */
 #include "contact-key.h"
+#include "send-log.h"
 #include "donar-call.h"
 #include "donar-call-tor-control.h"
 #include "donar-secret.h"
@@ -74,6 +75,7 @@ typedef struct
   gboolean json;
   gboolean quiet;
   gchar *frame_log;
+  gchar *send_log;
 } Options;
 
 static void
@@ -92,6 +94,7 @@ options_clear (Options * o)
   g_free (o->address_file);
   g_free (o->policy);
   g_free (o->frame_log);
+  g_free (o->send_log);
 }
 
 static void
@@ -510,6 +513,9 @@ run_call (const Options * options, DonarCall * call, Status * status)
   guint8 frame[DONAR_CELL_PAYLOAD];
   gsize frame_length = MAX (options->frame_bytes, FRAME_HEADER);
 
+  g_autoptr (SendLog) send_log = options->send_log ?
+      send_log_new ((guint) options->links) : NULL;
+
   received.latencies_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
   received.arrivals = g_array_new (FALSE, FALSE, sizeof (Arrival));
 
@@ -548,6 +554,8 @@ run_call (const Options * options, DonarCall * call, Status * status)
         g_clear_error (&error);
         break;
       }
+      if (send_log)
+        send_log_note (send_log, engine, counter - 1, g_get_monotonic_time ());
       next += frame_us;
     }
     in = donar_link_engine_pop_frame (engine, MIN (next, stop));
@@ -571,6 +579,14 @@ run_call (const Options * options, DonarCall * call, Status * status)
     }
   }
   now = g_get_monotonic_time ();
+  if (send_log) {
+    GError *error = NULL;
+
+    if (!send_log_write (send_log, options->send_log, &error)) {
+      g_printerr ("donar-call: --send-log: %s\n", error->message);
+      g_clear_error (&error);
+    }
+  }
   if (options->frame_log != NULL) {
     GError *error = NULL;
 
@@ -774,6 +790,9 @@ main (int argc, char **argv)
           "Write the fate of each of the peer's frames to FILE (CSV rows "
           "seq,sent_ms,arrival_ms as donar-sim's; no arrival: lost)",
         "FILE"},
+    {"send-log", 0, 0, G_OPTION_ARG_FILENAME, &o.send_log,
+        "Write the links each of our frames went on to FILE (CSV rows "
+          "seq,sent_ms,links,no_link_in_time)", "FILE"},
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context =

@@ -192,7 +192,8 @@ class Call:
         self.caller_tor, self.callee_tor = caller, callee
         self.caller = None
         self.gave_up_at = None
-        for f in ('-address', '-caller.csv', '-callee.csv'):
+        for f in ('-address', '-caller.csv', '-callee.csv',
+                  '-caller-sends.csv', '-callee-sends.csv'):
             if os.path.exists(self.base + f):
                 os.unlink(self.base + f)
         port, cookie = callee
@@ -200,7 +201,8 @@ class Call:
             [call_bin, 'callee', '--tor-control', str(port), '--tor-cookie',
              cookie, '--seconds', str(seconds + 120), '--address-file',
              self.base + '-address', '--setup-timeout', '90', '--wait-links',
-             self.links, '--json', '--frame-log', self.base + '-callee.csv']
+             self.links, '--json', '--frame-log', self.base + '-callee.csv',
+             '--send-log', self.base + '-callee-sends.csv']
             + self.options, self.base + '-callee.json',
             self.base + '-callee.log')
         self.started = time.monotonic()
@@ -216,7 +218,8 @@ class Call:
             [self.call_bin, 'caller', address, '--tor-control', str(port),
              '--tor-cookie', cookie, '--seconds', str(self.seconds),
              '--wait-links', self.links, '--setup-timeout', '60', '--json',
-             '--frame-log', self.base + '-caller.csv'] + self.options,
+             '--frame-log', self.base + '-caller.csv', '--send-log',
+             self.base + '-caller-sends.csv'] + self.options,
             self.base + '-caller.json', self.base + '-caller.log')
 
     def step(self):

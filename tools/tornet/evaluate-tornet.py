@@ -167,12 +167,12 @@ def read_env(text):
 _modules = {}
 
 
-def link_use_table(keep, manifest):
-    """link-use-report.py's table of the run's calls, or None."""
+def link_use():
+    """link-use-report.py, loaded on first use."""
     if 'links' not in _modules:
         _modules['links'] = _load('link_use_report',
                                   os.path.join(HERE, 'link-use-report.py'))
-    return _modules['links'].table(keep, manifest)
+    return _modules['links']
 
 
 def calibration():
@@ -994,24 +994,35 @@ def render(run, network, facts, calibration_lines, tor, sim, sim_commands,
         '```', report_command, '```', '',
         'donar-sim, per policy:', '', '```', *sim_commands, '```', '',
         f'Frame logs: `{shown(keep)}/round<R>-<policy>-<i>-callee.csv` '
-        '(caller to callee) and `-caller.csv`, circuits '
+        '(caller to callee) and `-caller.csv`, send logs `-caller-sends.csv` '
+        'and `-callee-sends.csv`, circuits '
         '`round<R>-circuits.txt`, the calls `calls.json`, the run '
         '`run.json`, voice `voice/`, donar-sim `sim-<policy>/`.']
     return '\n'.join(lines) + '\n'
 
 
 def link_use_lines(keep, manifest):
-    table = link_use_table(keep, manifest)
-    if table is None:
+    table = link_use().table(keep, manifest)
+    copies = link_use().copies_table(keep, manifest)
+    if table is None and copies is None:
         return []
-    return ['### The links each policy used', '',
-            'From each end\'s `donar-call --json` ("links"), both directions '
-            'of every call that set up (`python3 tools/tornet/'
-            f'link-use-report.py --keep {shown(keep)}`): how a policy spread '
-            'its messages over the 12 links, and the link that brought the '
-            'first copy of each frame later than 360 ms (every copy of it '
-            'was late; 2 of 12 links used evenly carry 17 %).', '',
-            *table, '']
+    lines = ['### How each policy used the links', '',
+             f'`python3 tools/tornet/link-use-report.py --keep {shown(keep)}`, '
+             'both directions of every call that set up.', '']
+    if table:
+        lines += ['From each end\'s `donar-call --json` ("links"): how a policy '
+                  'spread its messages over the 12 links, and the link that '
+                  'brought the first copy of each frame later than 360 ms '
+                  '(every copy of it was late; 2 of 12 links used evenly carry '
+                  '17 %):', '', *table, '']
+    if copies:
+        lines += ['From each sender\'s `donar-call --send-log` and the '
+                  'receiver\'s frame log: the frames by how they were sent '
+                  '(how many links took a message as the frame was handed '
+                  'over; *no link in time*: ADAPTIVE knew no link to deliver '
+                  'in time, docs/protocol.md *What is in flight*), and the '
+                  'share of each later than 360 ms or lost:', '', *copies, '']
+    return lines
 
 
 def splice(page_path, section, begin=BEGIN, end=END,

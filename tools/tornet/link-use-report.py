@@ -15,10 +15,14 @@ frame came late on every link it was sent on; its first copy's link is the
 one that brought it soonest."""
 
 import argparse
+import csv
 import json
 import os
 import statistics
 import sys
+
+
+DEADLINE_MS = 360
 
 
 def ends(keep, name):
@@ -90,6 +94,66 @@ def table(keep, calls):
     return lines
 
 
+def read_sends(path):
+    """{seq: (copies, no_link_in_time)} from donar-call --send-log."""
+    sends = {}
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            sends[int(row['seq'])] = (len(row['links'].split()),
+                                      row['no_link_in_time'] == '1')
+    return sends
+
+
+def read_lateness(path):
+    """{seq: late} from donar-call --frame-log: later than the deadline or
+    never came."""
+    late = {}
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            arrival = row['arrival_ms']
+            late[int(row['seq'])] = (
+                not arrival or
+                float(arrival) - float(row['sent_ms']) > DEADLINE_MS)
+    return late
+
+
+def copies_table(keep, calls):
+    """How each policy sent its frames (copies, the state in which no link
+    was known to deliver in time) and how many of each kind came late; the
+    first frame of a direction (with the links' opening messages) left out.
+    None when no call kept a send log."""
+    by_policy = {}
+    for call in calls:
+        counts = by_policy.setdefault(call['policy'], {})
+        for sender, receiver in (('caller', 'callee'), ('callee', 'caller')):
+            base = os.path.join(keep, call['name'])
+            try:
+                sends = read_sends(f'{base}-{sender}-sends.csv')
+                late = read_lateness(f'{base}-{receiver}.csv')
+            except (OSError, ValueError, KeyError):
+                continue
+            for seq, (copies, stalled) in sends.items():
+                if seq == 0 or seq not in late:
+                    continue
+                kind = ('no link in time' if stalled else
+                        '1 copy' if copies <= 1 else '2 copies or more')
+                n, k = counts.get(kind, (0, 0))
+                counts[kind] = (n + 1, k + late[seq])
+    if not any(by_policy.values()):
+        return None
+    kinds = ('1 copy', '2 copies or more', 'no link in time')
+    lines = ['| policy | ' + ' | '.join(f'{k}: frames, late %'
+                                        for k in kinds) + ' |',
+             '|---|' + '---|' * len(kinds)]
+    for policy, counts in by_policy.items():
+        cells = []
+        for kind in kinds:
+            n, k = counts.get(kind, (0, 0))
+            cells.append(f'{n}, {100.0 * k / n:.2f}' if n else '0')
+        lines.append(f'| {policy} | ' + ' | '.join(cells) + ' |')
+    return lines
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--keep', default='build/tornet-eval')
@@ -100,10 +164,12 @@ def main():
     except (OSError, ValueError) as e:
         sys.exit(f'link-use-report: {args.keep}/calls.json: {e}')
     lines = table(args.keep, calls)
-    if lines is None:
+    copies = copies_table(args.keep, calls)
+    if lines is None and copies is None:
         sys.exit(f'link-use-report: no call in {args.keep} kept its links '
-                 '(donar-call --json before "links")')
-    print('\n'.join(lines))
+                 'or its sends (donar-call before --json "links" and '
+                 '--send-log)')
+    print('\n\n'.join('\n'.join(t) for t in (lines, copies) if t))
 
 
 if __name__ == '__main__':
