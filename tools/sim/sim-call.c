@@ -735,6 +735,13 @@ sim_run_call (const SimSettings * settings, guint index,
     call.now = MAX (call.now, settings->duration_us);
     probe (&call);
   }
+  for (guint side = 0; side < 2; side++)
+    if (call.session[side]) {
+      DonarSessionStats stats;
+
+      donar_session_get_stats (call.session[side], &stats);
+      result->stalled_frames += stats.stalled_frames;
+    }
   call_clear (&call);
   if (!ok)
     sim_call_result_clear (result);

@@ -124,6 +124,9 @@ typedef struct
   guint64 links_killed;         /* by kill_every_us */
   guint64 dials_failed;         /* the callee was down */
   guint64 records_over_window;  /* lost to a cut's full stream window */
+  /* ADAPTIVE: frames sent while no link was known to deliver in time
+   * (DonarSessionStats.stalled_frames), both sides. */
+  guint64 stalled_frames;
   /* With log_sends: CSV rows dir,frame,link,caller_guard,callee_guard, a
    * record each (frame: the one being sent when it left; a guard -1 where
    * the side has none). */

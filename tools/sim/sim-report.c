@@ -34,6 +34,7 @@ sim_summarize_call (const SimCallResult * result, gint64 deadline_us,
   summary->bytes_sent = result->bytes_sent;
   summary->messages_sent = result->messages_sent;
   summary->link_failures = result->link_failures;
+  summary->stalled_frames = result->stalled_frames;
   summary->records_over_window = result->records_over_window;
   summary->max_us = -1;
 
@@ -95,7 +96,7 @@ sim_report (const SimRunInfo * info, const SimCallSummary * calls,
   GString *out = g_string_new (NULL);
   guint32 *histogram = g_new0 (guint32, SIM_HISTOGRAM_BINS);
   guint64 frames = 0, lost = 0, delivered = 0, bytes = 0, messages = 0,
-      failures = 0, over_window = 0, after_cut = 0;
+      failures = 0, over_window = 0, after_cut = 0, stalled = 0;
   gint64 max = -1;
   guint successful = 0, dropped = 0;
   gdouble endpoint_seconds = 2.0 * info->calls * info->duration_s;
@@ -107,6 +108,7 @@ sim_report (const SimRunInfo * info, const SimCallSummary * calls,
     bytes += calls[c].bytes_sent;
     messages += calls[c].messages_sent;
     failures += calls[c].link_failures;
+    stalled += calls[c].stalled_frames;
     successful += calls[c].successful;
     dropped += calls[c].dropped;
     over_window += calls[c].records_over_window;
@@ -163,10 +165,10 @@ sim_report (const SimRunInfo * info, const SimCallSummary * calls,
     }
     g_string_append_printf (out, "], \"bytes_per_s\": %.1f, "
         "\"cells_per_s\": %.2f, \"link_failures\": %" G_GUINT64_FORMAT
-        ", \"cpu_s\": %.3f}\n",
+        ", \"stalled_frames\": %" G_GUINT64_FORMAT ", \"cpu_s\": %.3f}\n",
         endpoint_seconds > 0 ? bytes / endpoint_seconds : 0.0,
         endpoint_seconds > 0 ? messages / endpoint_seconds : 0.0,
-        failures, info->cpu_s);
+        failures, stalled, info->cpu_s);
   } else {
     g_string_append_printf (out,
         "%s, %s security: %u call(s) of %.0f s, seed %" G_GUINT64_FORMAT "\n"

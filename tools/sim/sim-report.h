@@ -24,6 +24,7 @@ typedef struct
   guint64 bytes_sent;
   guint64 messages_sent;
   guint64 link_failures;
+  guint64 stalled_frames;
   guint32 *histogram;           /* SIM_HISTOGRAM_BINS, delivered frames */
 } SimCallSummary;
 

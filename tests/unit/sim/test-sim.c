@@ -391,6 +391,42 @@ test_cut (void)
   remove_traces (dir, 12);
 }
 
+/* The same cut under ADAPTIVE: every link stops acknowledging at once, so
+ * for most of the 2 s no link is known to deliver in time.  The last
+ * acknowledgement comes by 5.0 s; the state begins once none has come for
+ * a deadline (5.36 s at the earliest) and a link's oldest frame without one
+ * is 260 ms (the deadline less half the 200-ms round trip) past its round
+ * trip: the frame of 4.92 s, at 5.38 s.  It ends with the first
+ * acknowledgement of a frame that crossed the cut: the peer has it at 7.0 s
+ * and acknowledges it in its next frame, here by 7.14 s.  So the frames of
+ * 5.40 to 7.08 s at least (43 a side), of 5.36 to 7.16 s at most (46).
+ * Without the cut, none. */
+static void
+test_cut_stalls (void)
+{
+  static const gint delays[12] = { 100, 100, 100, 100, 100, 100,
+    100, 100, 100, 100, 100, 100
+  };
+  gchar *dir = write_traces (delays, 12);
+  SimSettings s;
+  SimCallResult r;
+  GError *error = NULL;
+
+  settings_init (&s, DONAR_POLICY_ADAPTIVE, 10);
+  s.trace_dir = dir;
+  g_assert_true (sim_run_call (&s, 0, &r, &error));
+  g_assert_cmpuint (r.stalled_frames, ==, 0);
+  sim_call_result_clear (&r);
+  s.cut_at_us = 5 * G_USEC_PER_SEC;
+  s.cut_duration_us = 2 * G_USEC_PER_SEC;
+  g_assert_true (sim_run_call (&s, 0, &r, &error));
+  g_test_message ("stalled frames: %" G_GUINT64_FORMAT, r.stalled_frames);
+  g_assert_cmpuint (r.stalled_frames, >=, 2 * 43);
+  g_assert_cmpuint (r.stalled_frames, <=, 2 * 46);
+  sim_call_result_clear (&r);
+  remove_traces (dir, 12);
+}
+
 /* A cut fills tor's stream window (here 10 cells, a record each): SIMPLE
  * over one 100-ms link, --cut 5,2.  Frames 123 to 132 (sent from 4.92 s,
  * arriving from 5.02 s) are held until 7 s; frames 133 (5.32 s) to 172
@@ -664,6 +700,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/constant-links", test_constant_links);
   g_test_add_func ("/sim/frame-log", test_frame_log);
   g_test_add_func ("/sim/cut", test_cut);
+  g_test_add_func ("/sim/cut-stalls", test_cut_stalls);
   g_test_add_func ("/sim/cut-window", test_cut_window);
   g_test_add_func ("/sim/oracle-lag", test_oracle_lag);
   g_test_add_func ("/sim/kill-link-every", test_kill_link_every);
