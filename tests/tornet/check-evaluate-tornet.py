@@ -217,6 +217,8 @@ def main():
             # 47 two-copy frames (1-49 less 10-11), none late; 50 single
             # copies, none late; 2 with no link in time, both late.
             '| ADAPTIVE budget 1 | 50, 0.00 | 47, 0.00 | 2, 100.00 |',
+            'frames sent with no link in time, both directions: ADAPTIVE '
+            'budget 1 0, ADAPTIVE budget 2 0.',
             '--report-only --keep',
             'build/tools/donar-sim --calls 2 --duration 4 --seed 3']
         for needed in needs:

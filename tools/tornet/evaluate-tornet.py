@@ -613,7 +613,9 @@ def run_sim(build, options, calls, seconds, seed, sets, keep, label):
     pairs = [(read_frame_log(os.path.join(d, f'call{c}-dir0.csv')),
               read_frame_log(os.path.join(d, f'call{c}-dir1.csv')))
              for c in range(calls)]
-    return summarize(pairs, [report['cells_per_s']]), ' '.join(
+    summary = summarize(pairs, [report['cells_per_s']])
+    summary['stalled_frames'] = report.get('stalled_frames')
+    return summary, ' '.join(
         shlex.quote(x) for x in cmd[1:])
 
 
@@ -979,7 +981,7 @@ def render(run, network, facts, calibration_lines, tor, sim, sim_commands,
         'Successful / set-up calls of each policy in each round; D dropped, '
         'N never set up; the primary guards of the round\'s two tors:', '',
         *round_rows(manifest, run), '',
-        *link_use_lines(keep, manifest),
+        *link_use_lines(keep, manifest, sim),
         f'![frame latency CDF over real tor and donar-sim]({CDF_IMAGE})', '',
         'Where the two differ by construction: the model draws 6 fresh relays '
         'per circuit; here 16 relays are shared by every path and tor picks '
@@ -1001,7 +1003,7 @@ def render(run, network, facts, calibration_lines, tor, sim, sim_commands,
     return '\n'.join(lines) + '\n'
 
 
-def link_use_lines(keep, manifest):
+def link_use_lines(keep, manifest, sim):
     table = link_use().table(keep, manifest)
     copies = link_use().copies_table(keep, manifest)
     if table is None and copies is None:
@@ -1022,6 +1024,13 @@ def link_use_lines(keep, manifest):
                   'over; *no link in time*: ADAPTIVE knew no link to deliver '
                   'in time, docs/protocol.md *What is in flight*), and the '
                   'share of each later than 360 ms or lost:', '', *copies, '']
+        model = [f'{label} {sim[label]["stalled_frames"]}'
+                 for label in DONAR_POLICIES if label.startswith('ADAPTIVE')
+                 and sim.get(label, {}).get('stalled_frames') is not None]
+        if model:
+            lines += ['donar-sim, the same number of calls over the model '
+                      '(`stalled_frames`): frames sent with no link in time, '
+                      'both directions: ' + ', '.join(model) + '.', '']
     return lines
 
 
