@@ -56,9 +56,16 @@ def main():
         ("DOUBLE-SEND: PESQ WB > 3.5", (donar["pesq_wb"] or 0) > 3.5),
         ("DOUBLE-SEND: fewer late frames than SIMPLE",
          donar["late_ratio"] < simple["late_ratio"]),
-        ("DOUBLE-SEND: R above SIMPLE's by 30",
-         donar["r_factor"] > simple["r_factor"] + 30),
+        ("DOUBLE-SEND: R in a better G.107 category than SIMPLE's",
+         r_category(donar["r_factor"]) > r_category(simple["r_factor"])),
     ])
+
+
+def r_category(r):
+    """ITU-T G.107's user satisfaction bands of R (Annex B): 0 below 50
+    (not recommended), 1 for 50-60 (nearly all users dissatisfied) ... 4
+    for 80-90 (satisfied), 5 from 90 (very satisfied)."""
+    return 0 if r < 50 else min(5, int((r - 40) // 10))
 
 
 if __name__ == "__main__":
