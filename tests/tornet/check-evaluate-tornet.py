@@ -220,7 +220,8 @@ def main():
             'frames sent with no link in time, both directions: ADAPTIVE '
             'budget 1 0, ADAPTIVE budget 2 0.',
             '--report-only --keep',
-            'build/tools/donar-sim --calls 2 --duration 4 --seed 3']
+            'build/tools/donar-sim --calls 2 --duration 4 --seed 3',
+            '--policy adaptive --budget 2 --paths caller']
         for needed in needs:
             if needed not in section:
                 fail(f'the section has no {needed!r}:\n{section}')
