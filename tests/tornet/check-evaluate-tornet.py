@@ -214,6 +214,11 @@ def main():
             # back: 20 of 120, 11 links carry 108; medians 48 and 9.
             '| ADAPTIVE budget 2 | 2 | 48 | 9 | 4 | 75 | 1.0 |',
             '| SIMPLE | 0 | | | | | |',
+            # 24 calls, 2 directions of 100 frames: 3 x 2 late (3 bursts
+            # of 80 ms) and 30 lost (a burst of 1200 ms), all caller to
+            # callee: 36 of 4800, 36 of 2400, none of 2400; 6 of 36 short.
+            '| SIMPLE | 0.75 | 1.50 | 0.00 | ',
+            ' | 17 |\n| TORFONE | 0.00 | 0.00 | 0.00 |',
             # 47 two-copy frames (1-49 less 10-11), none late; 50 single
             # copies, none late; 2 with no link in time, both late.
             '| ADAPTIVE budget 1 | 50, 0.00 | 47, 0.00 | 2, 100.00 |',

@@ -1010,11 +1010,17 @@ def render(run, network, facts, calibration_lines, tor, sim, sim_commands,
 def link_use_lines(keep, manifest, sim):
     table = link_use().table(keep, manifest)
     copies = link_use().copies_table(keep, manifest)
+    late = link_use().late_table(keep, manifest)
     if table is None and copies is None:
         return []
     lines = ['### How each policy used the links', '',
              f'`python3 tools/tornet/link-use-report.py --keep {shown(keep)}`, '
              'both directions of every call that set up.', '']
+    if late:
+        lines += ['The frames later than 360 ms or lost, of every frame in the '
+                  'frame logs, over real tor and over donar-sim beside it: '
+                  'where real tor costs a policy more than the model says:',
+                  '', *late, '']
     if table:
         lines += ['From each end\'s `donar-call --json` ("links"): how a policy '
                   'spread its messages over the 12 links, and the link that '

@@ -16,8 +16,10 @@ one that brought it soonest."""
 
 import argparse
 import csv
+import glob
 import json
 import os
+import re
 import statistics
 import sys
 
@@ -154,6 +156,73 @@ def copies_table(keep, calls):
     return lines
 
 
+SHORT_MS = 400       # a burst shorter than a round trip on these links
+BURST_GAP = 3        # late frames this close (in frames) are one burst
+
+
+def late_share(paths):
+    """(frames, late, late in bursts of at most SHORT_MS) over frame logs;
+    None when none could be read."""
+    frames = late = short = 0
+    for path in paths:
+        try:
+            fates = read_lateness(path)
+        except (OSError, ValueError, KeyError):
+            continue
+        frames += len(fates)
+        seqs = sorted(seq for seq, is_late in fates.items() if is_late)
+        late += len(seqs)
+        i = 0
+        while i < len(seqs):
+            j = i
+            while j + 1 < len(seqs) and seqs[j + 1] - seqs[j] <= BURST_GAP:
+                j += 1
+            if (seqs[j] - seqs[i] + 1) * 40 <= SHORT_MS:
+                short += j - i + 1
+            i = j + 1
+    return (frames, late, short) if frames else None
+
+
+def late_table(keep, calls):
+    """Each policy's frames later than the deadline or lost, over real tor
+    (both directions of its calls that set up, and each direction apart)
+    and over donar-sim beside it (keep/sim-<policy>/, as evaluate-tornet.py
+    writes them), and the share of the late frames over tor in bursts
+    shorter than a round trip; None without sim logs."""
+    def pct(x):
+        return f'{100.0 * x[1] / x[0]:.2f}' if x else '—'
+
+    rows = []
+    for policy in dict.fromkeys(c['policy'] for c in calls):
+        ways = {}
+        for end in ('callee', 'caller'):
+            logs = [os.path.join(keep, f'{c["name"]}-{end}.csv')
+                    for c in calls if c['policy'] == policy]
+            ways[end] = late_share(
+                p for p in logs if os.path.exists(p) and
+                os.path.getsize(p) > len('seq,sent_ms,arrival_ms\n'))
+        if not ways['callee'] and not ways['caller']:
+            continue
+        tor = [sum(w[k] for w in ways.values() if w) for k in range(3)]
+        slug = re.sub(r'[^a-z0-9]+', '-', policy.lower()).strip('-')
+        sim = late_share(glob.glob(os.path.join(keep, f'sim-{slug}',
+                                                'call*-dir*.csv')))
+        if not sim:
+            continue
+        ratio = (f'{(tor[1] / tor[0]) / (sim[1] / sim[0]):.1f}'
+                 if sim[1] else '—')
+        short = f'{100.0 * tor[2] / tor[1]:.0f}' if tor[1] else '—'
+        rows.append(f'| {policy} | {pct(tor)} | {pct(ways["callee"])} | '
+                    f'{pct(ways["caller"])} | {pct(sim)} | {ratio} | '
+                    f'{short} |')
+    if not rows:
+        return None
+    return ['| policy | late or lost over real tor % | caller to callee % | '
+            'callee to caller % | over donar-sim % | tor / sim | of the late '
+            f'over tor, in bursts of at most {SHORT_MS} ms % |',
+            '|---|---|---|---|---|---|---|', *rows]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--keep', default='build/tornet-eval')
@@ -165,11 +234,12 @@ def main():
         sys.exit(f'link-use-report: {args.keep}/calls.json: {e}')
     lines = table(args.keep, calls)
     copies = copies_table(args.keep, calls)
+    late = late_table(args.keep, calls)
     if lines is None and copies is None:
         sys.exit(f'link-use-report: no call in {args.keep} kept its links '
                  'or its sends (donar-call before --json "links" and '
                  '--send-log)')
-    print('\n\n'.join('\n'.join(t) for t in (lines, copies) if t))
+    print('\n\n'.join('\n'.join(t) for t in (late, lines, copies) if t))
 
 
 if __name__ == '__main__':
