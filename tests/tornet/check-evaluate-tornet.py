@@ -220,8 +220,11 @@ def main():
             '| SIMPLE | 0.75 | 1.50 | 0.00 | ',
             ' | 17 |\n| TORFONE | 0.00 | 0.00 | 0.00 |',
             # 47 two-copy frames (1-49 less 10-11), none late; 50 single
-            # copies, none late; 2 with no link in time, both late.
-            '| ADAPTIVE budget 1 | 50, 0.00 | 47, 0.00 | 2, 100.00 |',
+            # copies, none late; 2 with no link in time, both late.  Link 2
+            # is first used at frame 50 (idle): 1 frame, not late; the 98
+            # others (1-99 but 50), 2 late.
+            '| ADAPTIVE budget 1 | 50, 0.00 | 47, 0.00 | 2, 100.00 | 1, 0.00 '
+            '| 98, 2.04 |',
             'frames sent with no link in time, both directions: ADAPTIVE '
             'budget 1 0, ADAPTIVE budget 2 0.',
             '--report-only --keep',

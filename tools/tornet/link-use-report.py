@@ -96,13 +96,24 @@ def table(keep, calls):
     return lines
 
 
+IDLE_FRAMES = 25     # a link not sent on for 1 s of 40-ms frames
+
+
 def read_sends(path):
-    """{seq: (copies, no_link_in_time)} from donar-call --send-log."""
+    """{seq: (copies, no_link_in_time, idle)} from donar-call --send-log;
+    idle: a copy went on a link not sent on in the IDLE_FRAMES frames
+    before (a probe of a link the policy had left, or its first use)."""
     sends = {}
+    last = {}
     with open(path) as f:
         for row in csv.DictReader(f):
-            sends[int(row['seq'])] = (len(row['links'].split()),
-                                      row['no_link_in_time'] == '1')
+            seq = int(row['seq'])
+            links = [int(x) for x in row['links'].split()]
+            idle = any(seq - last.get(link, -IDLE_FRAMES - 1) > IDLE_FRAMES
+                       for link in links)
+            for link in links:
+                last[link] = seq
+            sends[seq] = (len(links), row['no_link_in_time'] == '1', idle)
     return sends
 
 
@@ -134,16 +145,19 @@ def copies_table(keep, calls):
                 late = read_lateness(f'{base}-{receiver}.csv')
             except (OSError, ValueError, KeyError):
                 continue
-            for seq, (copies, stalled) in sends.items():
+            for seq, (copies, stalled, idle) in sends.items():
                 if seq == 0 or seq not in late:
                     continue
                 kind = ('no link in time' if stalled else
                         '1 copy' if copies <= 1 else '2 copies or more')
-                n, k = counts.get(kind, (0, 0))
-                counts[kind] = (n + 1, k + late[seq])
+                for k in (kind, 'a copy on a link idle 1 s' if idle else
+                          'every copy on a link used within 1 s'):
+                    n, m = counts.get(k, (0, 0))
+                    counts[k] = (n + 1, m + late[seq])
     if not any(by_policy.values()):
         return None
-    kinds = ('1 copy', '2 copies or more', 'no link in time')
+    kinds = ('1 copy', '2 copies or more', 'no link in time',
+             'a copy on a link idle 1 s', 'every copy on a link used within 1 s')
     lines = ['| policy | ' + ' | '.join(f'{k}: frames, late %'
                                         for k in kinds) + ' |',
              '|---|' + '---|' * len(kinds)]
@@ -223,20 +237,26 @@ def late_table(keep, calls):
             '|---|---|---|---|---|---|---|', *rows]
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+def kept_calls(program, description):
+    """(--keep, its calls.json) from the command line of a report on a run
+    evaluate-tornet.py kept; exits with the reason if it cannot be read."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument('--keep', default='build/tornet-eval')
     args = parser.parse_args()
     try:
         with open(os.path.join(args.keep, 'calls.json')) as f:
-            calls = json.load(f)
+            return args.keep, json.load(f)
     except (OSError, ValueError) as e:
-        sys.exit(f'link-use-report: {args.keep}/calls.json: {e}')
-    lines = table(args.keep, calls)
-    copies = copies_table(args.keep, calls)
-    late = late_table(args.keep, calls)
+        sys.exit(f'{program}: {args.keep}/calls.json: {e}')
+
+
+def main():
+    keep, calls = kept_calls('link-use-report', __doc__.split('\n\n')[0])
+    lines = table(keep, calls)
+    copies = copies_table(keep, calls)
+    late = late_table(keep, calls)
     if lines is None and copies is None:
-        sys.exit(f'link-use-report: no call in {args.keep} kept its links '
+        sys.exit(f'link-use-report: no call in {keep} kept its links '
                  'or its sends (donar-call before --json "links" and '
                  '--send-log)')
     print('\n\n'.join('\n'.join(t) for t in (late, lines, copies) if t))
