@@ -1032,7 +1032,9 @@ def link_use_lines(keep, manifest, sim):
                   'receiver\'s frame log: the frames by how they were sent '
                   '(how many links took a message as the frame was handed '
                   'over; *no link in time*: ADAPTIVE knew no link to deliver '
-                  'in time, docs/protocol.md *What is in flight*), and the '
+                  'in time, docs/protocol.md *What is in flight*; then, apart, '
+                  'the frames with a copy on a link not sent on for 1 s or '
+                  'more, mostly probes of links left for slow), and the '
                   'share of each later than 360 ms or lost:', '', *copies, '']
         model = [f'{label} {sim[label]["stalled_frames"]}'
                  for label in DONAR_POLICIES if label.startswith('ADAPTIVE')
