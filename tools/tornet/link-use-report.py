@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
-"""Which links each policy used over real tor, and where its late frames
-came from: from the calls that evaluate-tornet.py kept (each end's
-`donar-call --json`, its "links"), one row a policy, both directions of
-every call that set up.
+"""How each policy used the links over real tor, and which of its frames
+came late: from the calls that evaluate-tornet.py kept, three tables of
+one row a policy, both directions of every call that set up.
 
   python3 tools/tornet/link-use-report.py [--keep build/tornet-eval]
 
-Columns: the share of a call's messages that went on its 2 busiest links
-(median over calls and directions; 2 of 12 links used evenly is 17 %);
-the links that carried 90 % of them (median); the frames later than the
-deadline, and the share of them whose first copy came on one of the 2
-busiest links; links dialed again (more than one dial) a call.  A late
-frame came late on every link it was sent on; its first copy's link is the
-one that brought it soonest."""
+- Late or lost frames over real tor (each direction apart) against
+  donar-sim's beside it, and the share of them in bursts shorter than a
+  round trip.
+- From each end's `donar-call --json` ("links"): the share of a call's
+  messages on its 2 busiest links (median over calls and directions; 2 of
+  12 links used evenly is 17 %), the links that carried 90 % of them, the
+  frames later than the deadline and the share of them whose first copy
+  came on one of the 2 busiest links (a late frame came late on every link
+  it was sent on; its first copy's link is the one that brought it
+  soonest), links dialed again.
+- From each sender's `donar-call --send-log` and the receiver's frame log:
+  the frames by how they were sent (copies, no link in time, a copy on a
+  link idle 1 s) and the share of each that came late."""
 
 import argparse
 import csv
