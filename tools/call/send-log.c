@@ -14,52 +14,52 @@ struct _SendLog
 SendLog *
 send_log_new (guint n_links)
 {
-  SendLog *log = g_new0 (SendLog, 1);
+  SendLog *sends = g_new0 (SendLog, 1);
 
-  log->n_links = MIN (n_links, DONAR_MAX_LINKS);
-  log->origin_us = G_MININT64;
-  log->rows = g_string_new ("seq,sent_ms,links,no_link_in_time\n");
-  return log;
+  sends->n_links = MIN (n_links, DONAR_MAX_LINKS);
+  sends->origin_us = G_MININT64;
+  sends->rows = g_string_new ("seq,sent_ms,links,no_link_in_time\n");
+  return sends;
 }
 
 void
-send_log_note (SendLog * log, DonarLinkEngine * engine, guint32 seq,
+send_log_note (SendLog * sends, DonarLinkEngine * engine, guint32 seq,
     gint64 sent_us)
 {
   DonarLinkEngineStats stats;
   const gchar *space = "";
 
-  if (log->origin_us == G_MININT64)
-    log->origin_us = sent_us;
+  if (sends->origin_us == G_MININT64)
+    sends->origin_us = sent_us;
   donar_link_engine_get_stats (engine, &stats);
-  g_string_append_printf (log->rows, "%u,%.3f,", seq,
-      (sent_us - log->origin_us) / 1000.0);
-  for (guint l = 0; l < log->n_links; l++) {
+  g_string_append_printf (sends->rows, "%u,%.3f,", seq,
+      (sent_us - sends->origin_us) / 1000.0);
+  for (guint l = 0; l < sends->n_links; l++) {
     DonarLinkEngineLinkStats link;
 
     if (!donar_link_engine_get_link_stats (engine, l, &link))
       continue;
-    if (link.session.messages_sent > log->sent[l]) {
-      g_string_append_printf (log->rows, "%s%u", space, l);
+    if (link.session.messages_sent > sends->sent[l]) {
+      g_string_append_printf (sends->rows, "%s%u", space, l);
       space = " ";
     }
-    log->sent[l] = link.session.messages_sent;
+    sends->sent[l] = link.session.messages_sent;
   }
-  g_string_append_printf (log->rows, ",%d\n",
+  g_string_append_printf (sends->rows, ",%d\n",
       stats.session.no_link_in_time ? 1 : 0);
 }
 
 gboolean
-send_log_write (const SendLog * log, const gchar * path, GError ** error)
+send_log_write (const SendLog * sends, const gchar * path, GError ** error)
 {
-  return g_file_set_contents (path, log->rows->str, log->rows->len, error);
+  return g_file_set_contents (path, sends->rows->str, sends->rows->len, error);
 }
 
 void
-send_log_free (SendLog * log)
+send_log_free (SendLog * sends)
 {
-  if (log == NULL)
+  if (sends == NULL)
     return;
-  g_string_free (log->rows, TRUE);
-  g_free (log);
+  g_string_free (sends->rows, TRUE);
+  g_free (sends);
 }

@@ -15,12 +15,12 @@ SendLog *send_log_new (guint n_links);
 /* After frame seq was handed to the engine at sent_us (monotonic): the
  * messages each link took since the frame before (this frame's copies,
  * and any probe or keepalive the timers sent meanwhile). */
-void send_log_note (SendLog * log, DonarLinkEngine * engine, guint32 seq,
+void send_log_note (SendLog * sends, DonarLinkEngine * engine, guint32 seq,
     gint64 sent_us);
 /* CSV rows seq,sent_ms,links,no_link_in_time; links as "3 7". */
-gboolean send_log_write (const SendLog * log, const gchar * path,
+gboolean send_log_write (const SendLog * sends, const gchar * path,
     GError ** error);
-void send_log_free (SendLog * log);
+void send_log_free (SendLog * sends);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SendLog, send_log_free)
 

@@ -105,7 +105,7 @@ IDLE_FRAMES = 25     # a link not sent on for 1 s of 40-ms frames
 
 
 def read_sends(path):
-    """{seq: (copies, no_link_in_time, idle)} from donar-call --send-log;
+    """{seq: (links, no_link_in_time, idle)} from donar-call --send-log;
     idle: a copy went on a link not sent on in the IDLE_FRAMES frames
     before (a probe of a link the policy had left, or its first use)."""
     sends = {}
@@ -118,7 +118,7 @@ def read_sends(path):
                        for link in links)
             for link in links:
                 last[link] = seq
-            sends[seq] = (len(links), row['no_link_in_time'] == '1', idle)
+            sends[seq] = (links, row['no_link_in_time'] == '1', idle)
     return sends
 
 
@@ -150,11 +150,11 @@ def copies_table(keep, calls):
                 late = read_lateness(f'{base}-{receiver}.csv')
             except (OSError, ValueError, KeyError):
                 continue
-            for seq, (copies, stalled, idle) in sends.items():
+            for seq, (links, stalled, idle) in sends.items():
                 if seq == 0 or seq not in late:
                     continue
                 kind = ('no link in time' if stalled else
-                        '1 copy' if copies <= 1 else '2 copies or more')
+                        '1 copy' if len(links) <= 1 else '2 copies or more')
                 for k in (kind, 'a copy on a link idle 1 s' if idle else
                           'every copy on a link used within 1 s'):
                     n, m = counts.get(k, (0, 0))

@@ -18,7 +18,6 @@ copy (one-copy policies).  The rendezvous point is left out: each link has
 its own, shared only by chance."""
 
 import collections
-import csv
 import importlib.util
 import os
 import re
@@ -97,21 +96,17 @@ def link_paths(client, service):
     return {link: set(path[:-1]) for link, path in caller.items()}, callee
 
 
-def read_sends(path):
-    with open(path) as f:
-        return {int(r['seq']): [int(x) for x in r['links'].split()]
-                for r in csv.DictReader(f)}
-
-
 def pairs(sends):
-    """(seq, link, link) of each frame's two chances."""
-    for seq, links in sends.items():
+    """(seq, link, link) of each frame's two chances, from
+    link_use.read_sends ()."""
+    links_of = {seq: links for seq, (links, _, _) in sends.items()}
+    for seq, links in links_of.items():
         if seq == 0:
             continue
         if len(links) >= 2:
             yield seq, links[0], links[1]
-        elif len(links) == 1 and len(sends.get(seq + 1, [])) >= 1:
-            following = sends[seq + 1][0]
+        elif len(links) == 1 and links_of.get(seq + 1):
+            following = links_of[seq + 1][0]
             if following != links[0]:
                 yield seq, links[0], following
 
@@ -136,7 +131,7 @@ def main():
         base = os.path.join(keep, call['name'])
         for sender, receiver in (('caller', 'callee'), ('callee', 'caller')):
             try:
-                sends = read_sends(f'{base}-{sender}-sends.csv')
+                sends = link_use.read_sends(f'{base}-{sender}-sends.csv')
                 late = link_use.read_lateness(f'{base}-{receiver}.csv')
             except (OSError, ValueError, KeyError):
                 continue

@@ -40,6 +40,25 @@ remove_traces (gchar * dir, guint n_links)
   g_free (dir);
 }
 
+/* 12 links of 100 ms each, no spike. */
+static gchar *
+write_even_traces (void)
+{
+  static const gint delays[12] = { 100, 100, 100, 100, 100, 100,
+    100, 100, 100, 100, 100, 100
+  };
+
+  return write_traces (delays, 12);
+}
+
+/* --cut 5,2: every link of both sides stops from 5 s to 7 s. */
+static void
+set_cut (SimSettings * s)
+{
+  s->cut_at_us = 5 * G_USEC_PER_SEC;
+  s->cut_duration_us = 2 * G_USEC_PER_SEC;
+}
+
 static void
 settings_init (SimSettings * s, DonarPolicy policy, gdouble seconds)
 {
@@ -319,10 +338,7 @@ test_cross_traffic (void)
 static void
 test_frame_log (void)
 {
-  static const gint delays[12] = { 100, 100, 100, 100, 100, 100,
-    100, 100, 100, 100, 100, 100
-  };
-  gchar *dir = write_traces (delays, 12);
+  gchar *dir = write_even_traces ();
   SimSettings s;
   SimCallResult r;
   GError *error = NULL;
@@ -363,18 +379,14 @@ test_frame_log (void)
 static void
 test_cut (void)
 {
-  static const gint delays[12] = { 100, 100, 100, 100, 100, 100,
-    100, 100, 100, 100, 100, 100
-  };
-  gchar *dir = write_traces (delays, 12);
+  gchar *dir = write_even_traces ();
   SimSettings s;
   SimCallResult r;
   GError *error = NULL;
 
   settings_init (&s, DONAR_POLICY_ALTERNATE, 10);
   s.trace_dir = dir;
-  s.cut_at_us = 5 * G_USEC_PER_SEC;
-  s.cut_duration_us = 2 * G_USEC_PER_SEC;
+  set_cut (&s);
   g_assert_true (sim_run_call (&s, 0, &r, &error));
   for (guint d = 0; d < 2; d++) {
     /* Frame 122, sent at 4.88 s, is in before the cut. */
@@ -404,10 +416,7 @@ test_cut (void)
 static void
 test_cut_stalls (void)
 {
-  static const gint delays[12] = { 100, 100, 100, 100, 100, 100,
-    100, 100, 100, 100, 100, 100
-  };
-  gchar *dir = write_traces (delays, 12);
+  gchar *dir = write_even_traces ();
   SimSettings s;
   SimCallResult r;
   GError *error = NULL;
@@ -417,8 +426,7 @@ test_cut_stalls (void)
   g_assert_true (sim_run_call (&s, 0, &r, &error));
   g_assert_cmpuint (r.stalled_frames, ==, 0);
   sim_call_result_clear (&r);
-  s.cut_at_us = 5 * G_USEC_PER_SEC;
-  s.cut_duration_us = 2 * G_USEC_PER_SEC;
+  set_cut (&s);
   g_assert_true (sim_run_call (&s, 0, &r, &error));
   g_test_message ("stalled frames: %" G_GUINT64_FORMAT, r.stalled_frames);
   g_assert_cmpuint (r.stalled_frames, >=, 2 * 43);
@@ -445,8 +453,7 @@ test_cut_window (void)
 
   settings_init (&s, DONAR_POLICY_SIMPLE, 10);
   s.trace_dir = dir;
-  s.cut_at_us = 5 * G_USEC_PER_SEC;
-  s.cut_duration_us = 2 * G_USEC_PER_SEC;
+  set_cut (&s);
   s.stream_window_cells = 10;
   g_assert_true (sim_run_call (&s, 0, &r, &error));
   for (guint d = 0; d < 2; d++) {
