@@ -37,7 +37,8 @@ struct _DonarCall
   DonarCallTorLostFunc on_tor_lost;
   DonarLinkEventFunc on_event;
   gpointer user_data;
-  /* Caller: the watcher tells the engine each link's relays. */
+  /* The watcher tells the engine each link's relays: a caller's from its
+   * streams' circuits, a callee's from its onion's rendezvous circuits. */
   gboolean watch_paths;
   GMutex lock;
   GError *tor_lost;             /* under lock */
@@ -507,7 +508,7 @@ watch_tor (gpointer data)
      * connection says so at the next wait. */
     if (paths_due)
       donar_call_paths_lookup (call->control, call->engine,
-          donar_tor_control_deadline (5000), wait, NULL);
+          call->service_id, donar_tor_control_deadline (5000), wait, NULL);
     else if (!donar_tor_control_process_events (call->control, G_MAXINT64,
             wait, &error)) {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -597,13 +598,20 @@ donar_call_start (const DonarCallOptions * options,
    * them the call goes on: ADAPTIVE only loses its paths. */
   if (ok && options->role == DONAR_ROLE_CALLER && call->control)
     call->watch_paths = donar_call_paths_watch (call->control, call->engine,
-        donar_tor_control_deadline (options->setup_timeout_ms), cancellable,
-        NULL);
+        NULL, donar_tor_control_deadline (options->setup_timeout_ms),
+        cancellable, NULL);
   if (ok && options->role == DONAR_ROLE_CALLEE)
     ok = start_callee (call, options, &settings, &lasting, progress,
         user_data, cancellable, error);
   else if (ok)
     ok = donar_link_engine_start (call->engine, error);
+  /* Once the onion is out (the setup read tor's events till then): a
+   * link that opens before it is looked up as it opens. */
+  if (ok && options->role == DONAR_ROLE_CALLEE && call->service_id)
+    call->watch_paths = donar_call_paths_watch (call->control, call->engine,
+        call->service_id,
+        donar_tor_control_deadline (options->setup_timeout_ms), cancellable,
+        NULL);
   donar_link_engine_settings_clear (&settings);
   donar_call_lasting_clear (&lasting);
   if (!ok) {

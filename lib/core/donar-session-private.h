@@ -72,6 +72,8 @@ struct _DonarSession
   gboolean authenticated[DONAR_MAX_LINKS];
   guint8 nonce[DONAR_MAX_LINKS][DONAR_WIRE_NONCE];
   guint32 link_epoch[DONAR_MAX_LINKS];
+  /* Caller: the rendezvous point told on the link's connection, 0 none. */
+  guint64 rendezvous_told[DONAR_MAX_LINKS];
 
   /* BYE sent or received: no frame goes out after it. */
   gboolean ended;

@@ -306,6 +306,33 @@ check_epoch (DonarSession * session, guint32 epoch)
   return DONAR_OK;
 }
 
+/* Caller: the last relay of the link's path, its rendezvous point, to
+ * the callee, whose tor tells it its own circuits but not which link came
+ * on which: the rendezvous point, where both circuits of a link meet, is
+ * what tells them apart.  Once a connection, after our HELLO (before it
+ * the callee takes nothing of ours), and again if the path changes. */
+static void
+tell_rendezvous (DonarSession * session, guint link)
+{
+  const DonarPaths *paths = &session->paths;
+  guint64 relay;
+  gsize size;
+
+  if (session->role != DONAR_ROLE_CALLER || !session->hello_sent[link] ||
+      session->ended || paths->n_relays[link] == 0)
+    return;
+  relay = paths->relays[link][paths->n_relays[link] - 1];
+  if (relay == session->rendezvous_told[link])
+    return;
+  size = donar_wire_encode_rendezvous (link, relay, session->record,
+      sizeof session->record);
+  session->rendezvous_told[link] = relay;
+  session->links[link].messages_sent++;
+  session->links[link].bytes_sent += size;
+  session->stats.bytes_sent += size;
+  session->callbacks.send (session->user_data, link, session->record, size);
+}
+
 /* Our HELLO answers the peer's nonce; once it is out, the link may carry
  * our frames. */
 static void
@@ -324,6 +351,7 @@ send_hello (DonarSession * session, guint link, const guint8 * echo)
   session->hello_sent[link] = TRUE;
   donar_groups_link_up (&session->groups, link);
   session->callbacks.send (session->user_data, link, session->record, size);
+  tell_rendezvous (session, link);
 }
 
 /* Caller: the callee's nonce, which our HELLO answers. */
@@ -505,6 +533,35 @@ handle_bye (DonarSession * session, guint link, const guint8 * data,
   return DONAR_OK;
 }
 
+/* Callee: where the caller's circuit of the link meets ours.  Only from a
+ * link whose HELLO was checked, as BYE. */
+static DonarError
+handle_rendezvous (DonarSession * session, guint link, const guint8 * data,
+    gsize length)
+{
+  guint8 told;
+  guint64 relay;
+  DonarError error;
+
+  if (session->role != DONAR_ROLE_CALLEE)
+    return DONAR_ERROR_UNEXPECTED;
+  if (!session->authenticated[link])
+    return DONAR_ERROR_NOT_AUTHENTICATED;
+  if (session->link_epoch[link] != session->peer_epoch)
+    return DONAR_ERROR_STALE;
+  error = donar_wire_decode_rendezvous (data, length, &told, &relay);
+  if (error != DONAR_OK)
+    return error;
+  if (told != link)
+    return DONAR_ERROR_BAD_LINK;
+  session->links[link].messages_received++;
+  session->links[link].bytes_received += DONAR_WIRE_PREFIX + length;
+  session->stats.messages_received++;
+  if (session->callbacks.peer_rendezvous)
+    session->callbacks.peer_rendezvous (session->user_data, link, relay);
+  return DONAR_OK;
+}
+
 static DonarError
 handle_message (DonarSession * session, guint link, const guint8 * data,
     gsize length, gint64 now)
@@ -520,6 +577,8 @@ handle_message (DonarSession * session, guint link, const guint8 * data,
     return handle_bye (session, link, data, length);
   if (type == DONAR_WIRE_TYPE_CHALLENGE)
     return handle_challenge (session, link, data, length);
+  if (type == DONAR_WIRE_TYPE_RENDEZVOUS)
+    return handle_rendezvous (session, link, data, length);
   return handle_data (session, link, data, length, now);
 }
 
@@ -610,6 +669,7 @@ donar_session_link_accepted (DonarSession * session, guint link,
   session->open[link] = TRUE;
   session->hello_sent[link] = FALSE;
   session->authenticated[link] = FALSE;
+  session->rendezvous_told[link] = 0;
   memcpy (session->nonce[link], nonce, DONAR_WIRE_NONCE);
   donar_delays_reset_link (&session->delays, link, now);
 }
@@ -660,6 +720,7 @@ donar_session_set_link_path (DonarSession * session, guint link,
   if (link >= session->config.n_links || (relays == NULL && n_relays > 0))
     return;
   donar_paths_set (&session->paths, link, relays, n_relays);
+  tell_rendezvous (session, link);
 }
 
 /* When the next keepalive is due, or G_MAXINT64: none while the

@@ -1,4 +1,4 @@
-/* The DONAR message format, version 2: HELLO and DATA.  docs/protocol.md is
+/* The DONAR message format, version 4.  docs/protocol.md is
  * its reference; keep the two in step. */
 #include "donar-wire.h"
 
@@ -223,6 +223,23 @@ donar_wire_encode_challenge (const guint8 * nonce, guint8 * out, gsize capacity)
   return DONAR_WIRE_PREFIX + DONAR_WIRE_CHALLENGE;
 }
 
+gsize
+donar_wire_encode_rendezvous (guint8 link, guint64 relay, guint8 * out,
+    gsize capacity)
+{
+  guint8 *p = out + DONAR_WIRE_PREFIX;
+
+  if (capacity < DONAR_WIRE_PREFIX + DONAR_WIRE_RENDEZVOUS)
+    return 0;
+  put_u16 (out, DONAR_WIRE_RENDEZVOUS);
+  p[0] = DONAR_WIRE_VERSION;
+  p[1] = DONAR_WIRE_TYPE_RENDEZVOUS;
+  p[2] = link;
+  put_u32 (p + 3, relay >> 32);
+  put_u32 (p + 7, relay & 0xffffffff);
+  return DONAR_WIRE_PREFIX + DONAR_WIRE_RENDEZVOUS;
+}
+
 DonarError
 donar_wire_peek_type (const guint8 * data, gsize length, guint8 * type)
 {
@@ -236,7 +253,7 @@ donar_wire_peek_type (const guint8 * data, gsize length, guint8 * type)
     return DONAR_ERROR_UNKNOWN_VERSION;
   if (length < 2)
     return DONAR_ERROR_TRUNCATED;
-  if (data[1] < DONAR_WIRE_TYPE_DATA || data[1] > DONAR_WIRE_TYPE_CHALLENGE)
+  if (data[1] < DONAR_WIRE_TYPE_DATA || data[1] > DONAR_WIRE_TYPE_RENDEZVOUS)
     return DONAR_ERROR_UNKNOWN_TYPE;
   *type = data[1];
   return DONAR_OK;
@@ -301,6 +318,26 @@ donar_wire_decode_challenge (const guint8 * data, gsize length, guint8 * nonce)
   if (length > DONAR_WIRE_CHALLENGE)
     return DONAR_ERROR_BAD_LENGTH;
   memcpy (nonce, data + 2, DONAR_WIRE_NONCE);
+  return DONAR_OK;
+}
+
+DonarError
+donar_wire_decode_rendezvous (const guint8 * data, gsize length,
+    guint8 * link, guint64 * relay)
+{
+  guint8 type;
+  DonarError error = donar_wire_peek_type (data, length, &type);
+
+  if (error != DONAR_OK)
+    return error;
+  if (type != DONAR_WIRE_TYPE_RENDEZVOUS)
+    return DONAR_ERROR_UNKNOWN_TYPE;
+  if (length < DONAR_WIRE_RENDEZVOUS)
+    return DONAR_ERROR_TRUNCATED;
+  if (length > DONAR_WIRE_RENDEZVOUS)
+    return DONAR_ERROR_BAD_LENGTH;
+  *link = data[2];
+  *relay = ((guint64) get_u32 (data + 3) << 32) | get_u32 (data + 7);
   return DONAR_OK;
 }
 

@@ -1,12 +1,14 @@
-/* The DONAR message format, version 3 (docs/protocol.md, byte by byte).
+/* The DONAR message format, version 4 (docs/protocol.md, byte by byte).
  *
- * Four messages.  CHALLENGE, the callee's first on each link: a fresh
+ * Five messages.  CHALLENGE, the callee's first on each link: a fresh
  * nonce.  HELLO opens each direction of each link and proves, with an HMAC
  * keyed from the call secret over both ends' nonces of this link, that the
  * link belongs to the call and is not a replay of another; DATA carries
- * frames and monitoring; BYE ends the call, with a reason.  Tor protects
+ * frames and monitoring; BYE ends the call, with a reason; RENDEZVOUS tells the
+ * callee the relay where the caller's circuit of the link meets its own,
+ * the one thing by which the callee can tell its circuits apart.  Tor protects
  * the integrity of a stream end to end, so once its HELLO is checked
- * nobody else can write into it: DATA and BYE need no tag. */
+ * nobody else can write into it: DATA, BYE and RENDEZVOUS need no tag. */
 #ifndef DONAR_WIRE_H
 #define DONAR_WIRE_H
 
@@ -14,11 +16,12 @@
 
 G_BEGIN_DECLS
 
-#define DONAR_WIRE_VERSION 3
+#define DONAR_WIRE_VERSION 4
 #define DONAR_WIRE_TYPE_DATA 1
 #define DONAR_WIRE_TYPE_HELLO 2
 #define DONAR_WIRE_TYPE_BYE 3
 #define DONAR_WIRE_TYPE_CHALLENGE 4
+#define DONAR_WIRE_TYPE_RENDEZVOUS 5
 #define DONAR_WIRE_PREFIX 2
 #define DONAR_WIRE_DATA_HEADER 19
 #define DONAR_WIRE_NONCE 16
@@ -27,6 +30,7 @@ G_BEGIN_DECLS
 #define DONAR_WIRE_HELLO (DONAR_WIRE_HELLO_FIELDS + DONAR_WIRE_TAG)
 #define DONAR_WIRE_BYE 4
 #define DONAR_WIRE_CHALLENGE (2 + DONAR_WIRE_NONCE)
+#define DONAR_WIRE_RENDEZVOUS 11
 #define DONAR_WIRE_KEY 32
 #define DONAR_WIRE_FRAME_HEADER 3
 #define DONAR_WIRE_RECENT_ENTRY 2
@@ -137,6 +141,10 @@ gsize donar_wire_encode_bye (const DonarWireBye * bye, guint8 * out,
     gsize capacity);
 gsize donar_wire_encode_challenge (const guint8 * nonce, guint8 * out,
     gsize capacity);
+/* `relay`: the rendezvous point's id, the first 8 bytes of its identity
+ * fingerprint read big-endian (as a path's relay ids are). */
+gsize donar_wire_encode_rendezvous (guint8 link, guint64 relay, guint8 * out,
+    gsize capacity);
 
 /* The type of a message (the bytes after the length prefix), once its
  * version is known. */
@@ -153,6 +161,8 @@ DonarError donar_wire_decode_bye (const guint8 * data, gsize length,
     DonarWireBye * bye);
 DonarError donar_wire_decode_challenge (const guint8 * data, gsize length,
     guint8 * nonce);
+DonarError donar_wire_decode_rendezvous (const guint8 * data, gsize length,
+    guint8 * link, guint64 * relay);
 
 G_END_DECLS
 

@@ -149,6 +149,11 @@ typedef struct
    * its first (`restarted` FALSE), or a new one after another (TRUE: the
    * peer restarted, so its frames and clock start over).  Once a session. */
   void (*peer_session) (gpointer user_data, guint link, gboolean restarted);
+  /* Or NULL; callee: the caller told the rendezvous point of the link's
+   * circuit (the id of a path's relay), where the callee's circuit of the
+   * link ends too: by it the callee can tell which of its tor's circuits
+   * the link is (docs/protocol.md, RENDEZVOUS). */
+  void (*peer_rendezvous) (gpointer user_data, guint link, guint64 relay);
 } DonarCallbacks;
 
 typedef struct
@@ -257,7 +262,9 @@ DonarError donar_session_identify_link (const DonarSession * session,
 
 /* The relays of the link's current circuit that this side knows (opaque
  * ids, such as a hash of each fingerprint): ADAPTIVE puts the copies of a
- * frame on links with none in common.  Forgotten when the link goes down. */
+ * frame on links with none in common.  Forgotten when the link goes down.
+ * A caller's path ends at the link's rendezvous point, which the session
+ * tells the callee (RENDEZVOUS) once its HELLO is out. */
 void donar_session_set_link_path (DonarSession * session, guint link,
     const guint64 * relays, guint n_relays);
 

@@ -8,6 +8,7 @@
 #include "donar-link-engine.h"
 #include "donar-link-failure.h"
 #include "donar-record-queue.h"
+#include "donar-rendezvous-match.h"
 
 #include <donar-wire.h>
 
@@ -55,6 +56,9 @@ typedef struct
   gchar socks_username[32];
   guint64 path[DONAR_MAX_PATH_RELAYS];
   guint n_path;
+  /* Callee: the rendezvous point the caller told for this connection
+   * (0: none yet), by which its circuit is found (donar-link-rendezvous.c). */
+  guint64 rendezvous;
   gint64 opened_at;
   /* This connection's nonce, which the peer's HELLO must answer. */
   guint8 nonce[DONAR_WIRE_NONCE];
@@ -148,6 +152,9 @@ struct _DonarLinkEngine
   guint64 hello_timeouts;
   guint64 silences;
   guint64 paths_told;
+  /* Callee: its tor's live rendezvous circuits of the call's onion
+   * (DonarServiceCircuit), as the call's watcher of tor tells them. */
+  GArray *service_circuits;
 
   /* The expiry the window timer was armed for: a send that leaves it
    * where it was need not touch the timer, which would wake the engine's
@@ -248,6 +255,10 @@ gboolean donar_link_socks_read (DonarLink * link, const guint8 ** data,
 void donar_link_path_reset (DonarLink * link, const gchar * socks_username);
 /* The link is open in the session: the path tor told, if any, goes to it. */
 void donar_link_path_apply (DonarLink * link);
+/* donar-link-rendezvous.c: a callee's paths.  Inside the session (the
+ * lock held): the caller told the link's rendezvous point. */
+void donar_link_engine_peer_rendezvous (gpointer user_data, guint link,
+    guint64 relay);
 /* Open links whose path the session knows. */
 guint donar_link_engine_count_paths (DonarLinkEngine * engine);
 

@@ -491,7 +491,8 @@ donar_link_engine_new (const DonarLinkEngineSettings * settings,
 {
   DonarLinkEngine *engine;
   DonarCallbacks callbacks = { session_send, session_deliver,
-    donar_link_engine_peer_ended, session_peer_session
+    donar_link_engine_peer_ended, session_peer_session,
+    donar_link_engine_peer_rendezvous
   };
   DonarError session_error;
   struct timeval tick = { 0, TICK_US };
@@ -518,6 +519,8 @@ donar_link_engine_new (const DonarLinkEngineSettings * settings,
   g_cond_init (&engine->end_cond);
   g_queue_init (&engine->out_frames);
   engine->events = g_array_new (FALSE, FALSE, sizeof (DonarQueuedEvent));
+  engine->service_circuits = g_array_new (FALSE, FALSE,
+      sizeof (DonarServiceCircuit));
 
   engine->session = donar_session_new (&engine->settings.config,
       settings->role, settings->secret, settings->secret_length, &callbacks,
@@ -939,6 +942,7 @@ donar_link_engine_free (DonarLinkEngine * engine)
     g_array_unref (engine->events);
   if (engine->handed_events)
     g_array_unref (engine->handed_events);
+  g_clear_pointer (&engine->service_circuits, g_array_unref);
   g_clear_pointer (&engine->rand, g_rand_free);
   donar_link_engine_settings_clear (&engine->settings);
   g_mutex_clear (&engine->lock);

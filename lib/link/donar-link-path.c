@@ -12,6 +12,7 @@ donar_link_path_reset (DonarLink * link, const gchar * socks_username)
 {
   g_strlcpy (link->socks_username, socks_username, sizeof link->socks_username);
   link->n_path = 0;
+  link->rendezvous = 0;
 }
 
 void

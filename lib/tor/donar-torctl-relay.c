@@ -43,20 +43,13 @@ carries_streams (const gchar * purpose)
       strcmp (purpose, "HS_CLIENT_REND") == 0;
 }
 
-gboolean
-donar_torctl_circuit_stream_path (const DonarTorctlCircuit * circuit,
-    guint64 * ids, guint max_ids, guint * n_ids)
+/* The circuit's relays as ids, every one named by fingerprint. */
+static gboolean
+relay_ids (const DonarTorctlCircuit * circuit, guint64 * ids, guint max_ids,
+    guint * n_ids)
 {
   guint n = 0;
 
-  *n_ids = 0;
-  /* A circuit still being built or torn down has no path to tell yet, or
-   * none any more: only BUILT and EXTENDED ones do. */
-  if (circuit->socks_username == NULL || circuit->path == NULL ||
-      !carries_streams (circuit->purpose) ||
-      (circuit->state != DONAR_TORCTL_CIRCUIT_BUILT &&
-          circuit->state != DONAR_TORCTL_CIRCUIT_EXTENDED))
-    return FALSE;
   /* One relay we cannot name would hide that the link crosses it: a path
    * that misses it is worse than none. */
   for (guint i = 0; circuit->path[i] != NULL; i++) {
@@ -71,4 +64,54 @@ donar_torctl_circuit_stream_path (const DonarTorctlCircuit * circuit,
     return FALSE;
   *n_ids = n;
   return TRUE;
+}
+
+/* A circuit still being built or torn down has no path to tell yet, or
+ * none any more: only BUILT and EXTENDED ones do. */
+static gboolean
+has_path (const DonarTorctlCircuit * circuit)
+{
+  return circuit->path != NULL &&
+      (circuit->state == DONAR_TORCTL_CIRCUIT_BUILT ||
+      circuit->state == DONAR_TORCTL_CIRCUIT_EXTENDED);
+}
+
+gboolean
+donar_torctl_circuit_stream_path (const DonarTorctlCircuit * circuit,
+    guint64 * ids, guint max_ids, guint * n_ids)
+{
+  *n_ids = 0;
+  if (circuit->socks_username == NULL || !carries_streams (circuit->purpose)
+      || !has_path (circuit))
+    return FALSE;
+  return relay_ids (circuit, ids, max_ids, n_ids);
+}
+
+static gboolean
+serves (const DonarTorctlCircuit * circuit, const gchar * service_id)
+{
+  return service_id != NULL && circuit->purpose != NULL &&
+      strcmp (circuit->purpose, "HS_SERVICE_REND") == 0 &&
+      circuit->rend_query != NULL &&
+      strcmp (circuit->rend_query, service_id) == 0;
+}
+
+gboolean
+donar_torctl_circuit_service_path (const DonarTorctlCircuit * circuit,
+    const gchar * service_id, guint64 * ids, guint max_ids, guint * n_ids)
+{
+  *n_ids = 0;
+  if (!serves (circuit, service_id) || circuit->state !=
+      DONAR_TORCTL_CIRCUIT_BUILT || circuit->path == NULL)
+    return FALSE;
+  return relay_ids (circuit, ids, max_ids, n_ids);
+}
+
+gboolean
+donar_torctl_circuit_service_gone (const DonarTorctlCircuit * circuit,
+    const gchar * service_id)
+{
+  return serves (circuit, service_id) &&
+      (circuit->state == DONAR_TORCTL_CIRCUIT_CLOSED ||
+      circuit->state == DONAR_TORCTL_CIRCUIT_FAILED);
 }

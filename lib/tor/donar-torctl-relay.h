@@ -28,6 +28,19 @@ DonarTorctlError donar_torctl_relay_id (const gchar * long_name,
 gboolean donar_torctl_circuit_stream_path (const DonarTorctlCircuit *
     circuit, guint64 * ids, guint max_ids, guint * n_ids);
 
+/* The same for an onion service's side: TRUE when the circuit is one tor
+ * built to a caller's rendezvous point for service_id (purpose
+ * HS_SERVICE_REND, REND_QUERY the service id without ".onion"), every
+ * relay named by fingerprint; its last relay is the rendezvous point. */
+gboolean donar_torctl_circuit_service_path (const DonarTorctlCircuit *
+    circuit, const gchar * service_id, guint64 * ids, guint max_ids,
+    guint * n_ids);
+
+/* A rendezvous circuit of service_id that tor closed or failed: the
+ * links it carried are gone with it. */
+gboolean donar_torctl_circuit_service_gone (const DonarTorctlCircuit *
+    circuit, const gchar * service_id);
+
 G_END_DECLS
 
 #endif /* DONAR_TORCTL_RELAY_H */

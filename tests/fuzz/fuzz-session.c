@@ -47,7 +47,8 @@ on_deliver (gpointer user_data, guint32 seq, const guint8 * frame,
 int
 LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
 {
-  static const DonarCallbacks callbacks = { on_send, on_deliver, NULL, NULL };
+  static const DonarCallbacks callbacks =
+      { on_send, on_deliver, NULL, NULL, NULL };
   static guint8 frame[160];
   FuzzState state = { 0, 0 };
   DonarConfig config;

@@ -83,6 +83,20 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     }
   }
 
+  {
+    guint8 link;
+    guint64 relay;
+
+    if (donar_wire_decode_rendezvous (copy, size, &link, &relay) == DONAR_OK) {
+      guint8 record[DONAR_WIRE_PREFIX + DONAR_WIRE_RENDEZVOUS];
+
+      FUZZ_CHECK (size == DONAR_WIRE_RENDEZVOUS);
+      FUZZ_CHECK (donar_wire_encode_rendezvous (link, relay, record,
+              sizeof record) == sizeof record);
+      FUZZ_CHECK (memcmp (record + DONAR_WIRE_PREFIX, copy, size) == 0);
+    }
+  }
+
   for (guint k = 0; k < G_N_ELEMENTS (keys); k++) {
     if (donar_wire_decode_hello (copy, size, &keys[k], &hello) == DONAR_OK) {
       guint8 record[DONAR_WIRE_PREFIX + DONAR_WIRE_HELLO];

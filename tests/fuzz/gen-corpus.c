@@ -139,6 +139,10 @@ wire_and_session (void)
     write_seed ("fuzz-wire", "bye", record + DONAR_WIRE_PREFIX,
         data_size - DONAR_WIRE_PREFIX);
   }
+  data_size = donar_wire_encode_rendezvous (3, G_GUINT64_CONSTANT
+      (0x8f5e6a1f2c2e9c8d), record, sizeof record);
+  write_seed ("fuzz-wire", "rendezvous", record + DONAR_WIRE_PREFIX,
+      data_size - DONAR_WIRE_PREFIX);
   data_size = make_data (0xfffffffe, 0, 172, record, sizeof record);
   FUZZ_CHECK (data_size > 0);
   write_seed ("fuzz-wire", "data-one-frame", record + DONAR_WIRE_PREFIX,

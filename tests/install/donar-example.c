@@ -56,7 +56,8 @@ on_deliver (gpointer user_data, guint32 seq, const guint8 * frame,
   e->frames++;
 }
 
-static const DonarCallbacks callbacks = { on_send, on_deliver, NULL, NULL };
+static const DonarCallbacks callbacks =
+    { on_send, on_deliver, NULL, NULL, NULL };
 
 static int
 fail (const char *what)

@@ -5,6 +5,7 @@
 #include "donar-link-failure.h"
 #include "donar-link-sigpipe.h"
 #include "donar-record-queue.h"
+#include "donar-rendezvous-match.h"
 
 #include <errno.h>
 #include <string.h>
@@ -367,6 +368,55 @@ test_failure_from_socks (void)
           (DONAR_LINK_FAILURE_CONNECT_REFUSED, FALSE), "callee's port"));
 }
 
+static DonarServiceCircuit
+service_circuit (const gchar * id, guint64 guard, guint64 second,
+    guint64 third, guint64 rendezvous)
+{
+  DonarServiceCircuit c;
+
+  memset (&c, 0, sizeof c);
+  g_strlcpy (c.id, id, sizeof c.id);
+  c.relays[0] = guard;
+  c.relays[1] = second;
+  c.relays[2] = third;
+  c.relays[3] = rendezvous;
+  c.n_relays = 4;
+  return c;
+}
+
+/* A callee's link is the circuit that ends at the rendezvous point its
+ * caller told; where two do, it crosses what both cross. */
+static void
+test_rendezvous_match (void)
+{
+  DonarServiceCircuit circuits[] = {
+    service_circuit ("1", 0xa1, 0xb1, 0xc1, 0xe1),
+    service_circuit ("2", 0xa2, 0xb2, 0xc2, 0xe2),
+    service_circuit ("3", 0xa1, 0xb2, 0xc3, 0xe2),
+    /* The guard of one circuit the rendezvous point of another. */
+    service_circuit ("4", 0xe1, 0xb4, 0xc4, 0xe4),
+  };
+  guint64 relays[DONAR_MAX_PATH_RELAYS];
+  const guint64 only_one[] = { 0xa1, 0xb1, 0xc1, 0xe1 };
+  const guint64 two[] = { 0xb2, 0xe2 };
+  const guint64 one_hop[] = { 0xe4 };
+
+  g_assert_cmpuint (donar_rendezvous_match (circuits, 4, 0xe1, relays), ==, 4);
+  g_assert_cmpmem (relays, 4 * sizeof relays[0], only_one, sizeof only_one);
+  /* Two circuits end at 0xe2: the link crosses 0xb2 and 0xe2, whichever
+   * it is, and may or may not cross the rest. */
+  g_assert_cmpuint (donar_rendezvous_match (circuits, 4, 0xe2, relays), ==, 2);
+  g_assert_cmpmem (relays, 2 * sizeof relays[0], two, sizeof two);
+  /* Told of a relay no circuit ends at (a guard, or one not built yet). */
+  g_assert_cmpuint (donar_rendezvous_match (circuits, 4, 0xa1, relays), ==, 0);
+  g_assert_cmpuint (donar_rendezvous_match (circuits, 0, 0xe1, relays), ==, 0);
+  /* A single onion's circuit: the rendezvous point alone. */
+  circuits[3].relays[0] = 0xe4;
+  circuits[3].n_relays = 1;
+  g_assert_cmpuint (donar_rendezvous_match (circuits, 4, 0xe4, relays), ==, 1);
+  g_assert_cmpmem (relays, sizeof relays[0], one_hop, sizeof one_hop);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -381,5 +431,6 @@ main (int argc, char **argv)
   g_test_add_func ("/backoff/doubles", test_backoff);
   g_test_add_func ("/sigpipe/guard", test_sigpipe_guard);
   g_test_add_func ("/link-failure/from-socks", test_failure_from_socks);
+  g_test_add_func ("/link-parts/rendezvous-match", test_rendezvous_match);
   return g_test_run ();
 }

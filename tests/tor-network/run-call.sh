@@ -119,6 +119,11 @@ if caller["link_downs"] < 12 + links_killed or caller["connections_opened"] < 24
 if caller["paths_told"] < 12:
     print("caller: the paths of %d links known from tor's circuit-status, not 12" % caller["paths_told"], file=sys.stderr)
     ok = False
+# The callee matched its onion's rendezvous circuits to its links by the
+# rendezvous point each link's caller told (docs/protocol.md, RENDEZVOUS).
+if callee["paths_told"] < 12:
+    print("callee: the paths of %d links known from its rendezvous circuits, not 12" % callee["paths_told"], file=sys.stderr)
+    ok = False
 if caller["links_up"] < 6:
     print("caller: %d links up at the end: they did not come back after tor's restart" % caller["links_up"], file=sys.stderr)
     ok = False

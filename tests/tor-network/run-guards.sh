@@ -55,14 +55,24 @@ wait "$caller_pid"
 kill -TERM "$callee_pid" 2>/dev/null || true
 wait "$callee_pid" || true
 echo "caller: $(cat "$work/caller.json")" >&2
-"$python" - "$work/caller.json" "$links" <<'PY'
+echo "callee: $(cat "$work/callee.json")" >&2
+"$python" - "$work/caller.json" "$links" "$work/callee.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
+callee = json.load(open(sys.argv[3]))
 links = int(sys.argv[2])
 if r["max_links_up"] != links or r["frames_received"] < 0.9 * r["frames_expected"]:
     print("caller: %d links up, %d of %d frames" % (r["max_links_up"],
           r["frames_received"], r["frames_expected"]), file=sys.stderr)
     sys.exit(1)
+# Both ends know each link's relays on their side: the caller from its
+# streams' circuits, the callee from its rendezvous circuits, matched by
+# the rendezvous point the caller tells.
+for name, end in (("caller", r), ("callee", callee)):
+    if end["paths_told"] < links:
+        print("%s: the paths of %d links told, not %d" % (name,
+              end["paths_told"], links), file=sys.stderr)
+        sys.exit(1)
 PY
 
 # A running tor given with --tor-control (the network's client) is another's:

@@ -229,7 +229,8 @@ def main():
             'budget 1 0, ADAPTIVE budget 2 0.',
             '--report-only --keep',
             'build/tools/donar-sim --calls 2 --duration 4 --seed 3',
-            '--policy adaptive --budget 2 --paths caller']
+            # Each side knows its own half of each link, as the product.
+            '--policy adaptive --budget 2 --set']
         for needed in needs:
             if needed not in section:
                 fail(f'the section has no {needed!r}:\n{section}')

@@ -74,7 +74,8 @@ cpu_seconds (void)
 int
 main (int argc, char **argv)
 {
-  static const DonarCallbacks callbacks = { on_send, on_deliver, NULL, NULL };
+  static const DonarCallbacks callbacks =
+      { on_send, on_deliver, NULL, NULL, NULL };
   static const guint8 secret[32] = { 1 };
   gint frames = 25 * 60 * 90;
   gchar *policy_name = NULL;

@@ -262,7 +262,8 @@ on_deliver (gpointer user_data, guint32 seq, const guint8 * frame,
       endpoint->call->now);
 }
 
-static const DonarCallbacks callbacks = { on_send, on_deliver, NULL, NULL };
+static const DonarCallbacks callbacks =
+    { on_send, on_deliver, NULL, NULL, NULL };
 
 /* The session of one side: the callee's is made anew after a restart,
  * with a seed of its own (hence a new epoch) and the same secret. */

@@ -606,10 +606,10 @@ def run_sim(build, options, calls, seconds, seed, sets, keep, label):
     cmd = [os.path.join(build, 'tools', 'donar-sim'), '--calls', str(calls),
            '--duration', str(seconds), '--seed', str(seed), '--json',
            '--frame-log', d] + options
-    if 'adaptive' in options:
-        # What the product knows over tor: the link engine reads the paths
-        # of the caller's circuits only (docs/protocol.md, *Paths*).
-        cmd += ['--paths', 'caller']
+    # ADAPTIVE in the model knows each side's own half of every link, as
+    # the product over tor does: the caller from its streams' circuits, the
+    # callee from its rendezvous circuits (docs/protocol.md, *Paths*);
+    # donar-sim's default, `--paths own`.
     for s in sets:
         cmd += ['--set', s]
     report = json.loads(subprocess.run(cmd, check=True, capture_output=True,

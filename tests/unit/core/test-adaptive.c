@@ -183,7 +183,8 @@ on_deliver (gpointer user_data, guint32 seq, const guint8 * frame,
 static Net *
 net_new (guint n_links, gdouble budget, gint64 slow_from, gint64 frozen_from)
 {
-  static const DonarCallbacks callbacks = { on_send, on_deliver, NULL, NULL };
+  static const DonarCallbacks callbacks =
+      { on_send, on_deliver, NULL, NULL, NULL };
   static const guint8 secret[32] = { 1, 2, 3 };
   DonarConfig config;
   Net *net = g_new0 (Net, 1);

@@ -48,6 +48,12 @@ struct _Endpoint
   /* The peer's sessions told: first ones, and restarts. */
   guint peer_sessions;
   guint peer_restarts;
+  /* RENDEZVOUS: sent by this end; told by the peer, the last on which
+   * link and of which relay. */
+  guint rendezvous_sent;
+  guint rendezvous_told;
+  guint rendezvous_link;
+  guint64 rendezvous_relay;
 };
 
 static const guint8 secret[] = "a call secret of 32 random bytes";
@@ -78,6 +84,17 @@ check_output (Endpoint * e, guint link, const guint8 * record, gsize length)
     g_assert_cmpint (donar_wire_decode_challenge (record + 2, length - 2,
             nonce), ==, DONAR_OK);
     g_assert_cmpmem (nonce, DONAR_WIRE_NONCE, e->nonce[link], DONAR_WIRE_NONCE);
+    return;
+  }
+  if (type == DONAR_WIRE_TYPE_RENDEZVOUS) {
+    guint8 told;
+    guint64 relay;
+
+    g_assert_cmpint (e->role, ==, DONAR_ROLE_CALLER);
+    g_assert_cmpint (donar_wire_decode_rendezvous (record + 2, length - 2,
+            &told, &relay), ==, DONAR_OK);
+    g_assert_cmpuint (told, ==, link);
+    e->rendezvous_sent++;
     return;
   }
   if (type == DONAR_WIRE_TYPE_BYE) {
@@ -203,8 +220,18 @@ on_peer_session (gpointer user_data, guint link, gboolean restarted)
     e->peer_sessions++;
 }
 
+static void
+on_peer_rendezvous (gpointer user_data, guint link, guint64 relay)
+{
+  Endpoint *e = user_data;
+
+  e->rendezvous_told++;
+  e->rendezvous_link = link;
+  e->rendezvous_relay = relay;
+}
+
 static const DonarCallbacks callbacks = { on_send, on_deliver,
-  on_peer_ended, on_peer_session
+  on_peer_ended, on_peer_session, on_peer_rendezvous
 };
 
 static void
@@ -801,6 +828,70 @@ test_bye_ends_the_call (void)
   endpoint_clear (&callee);
 }
 
+/* The caller tells the last relay of a link's path, its rendezvous point,
+ * once a connection and again when it changes, after its HELLO; the
+ * callee hears it from a link whose HELLO it checked, and from no one
+ * else. */
+static void
+test_rendezvous_told (void)
+{
+  DonarConfig config;
+  Endpoint caller, callee;
+  const guint64 path[] = { 0x1111, 0x2222, 0x3333 };
+  const guint64 other[] = { 0x1111, 0x2222, 0x4444 };
+  guint8 record[DONAR_WIRE_PREFIX + DONAR_WIRE_RENDEZVOUS];
+
+  donar_config_init (&config);
+  pair_init (&caller, &callee, &config);
+  g_assert_cmpuint (callee.rendezvous_told, ==, 0);
+
+  donar_session_set_link_path (caller.session, 2, path, 3);
+  g_assert_cmpuint (callee.rendezvous_told, ==, 1);
+  g_assert_cmpuint (callee.rendezvous_link, ==, 2);
+  g_assert_cmphex (callee.rendezvous_relay, ==, 0x3333);
+  /* The same rendezvous point: nothing new to tell. */
+  donar_session_set_link_path (caller.session, 2, path, 3);
+  g_assert_cmpuint (caller.rendezvous_sent, ==, 1);
+  donar_session_set_link_path (caller.session, 2, other, 3);
+  g_assert_cmpuint (callee.rendezvous_told, ==, 2);
+  g_assert_cmphex (callee.rendezvous_relay, ==, 0x4444);
+
+  /* Known before the link opens: told right behind the HELLO. */
+  donar_session_link_down (caller.session, 4, 0);
+  donar_session_link_down (callee.session, 4, 0);
+  donar_session_set_link_path (caller.session, 4, path, 3);
+  g_assert_cmpuint (caller.rendezvous_sent, ==, 2);
+  bring_up (&caller, 4);
+  bring_up (&callee, 4);
+  g_assert_cmpuint (callee.rendezvous_told, ==, 3);
+  g_assert_cmpuint (callee.rendezvous_link, ==, 4);
+  g_assert_cmphex (callee.rendezvous_relay, ==, 0x3333);
+
+  /* A callee tells none: its circuits end where the caller chose. */
+  donar_session_set_link_path (callee.session, 2, path, 3);
+  g_assert_cmpuint (callee.rendezvous_sent, ==, 0);
+  g_assert_cmpuint (donar_wire_encode_rendezvous (5, 0x5555, record,
+          sizeof record), ==, sizeof record);
+  g_assert_cmpint (donar_session_receive (caller.session, 5, record,
+          sizeof record, 0), ==, DONAR_ERROR_UNEXPECTED);
+  /* Nor on a connection that has not said HELLO. */
+  donar_session_link_down (callee.session, 6, 0);
+  callee.drop_next[6] = TRUE;
+  open_end (&callee, 6);
+  g_assert_cmpuint (donar_wire_encode_rendezvous (6, 0x5555, record,
+          sizeof record), ==, sizeof record);
+  g_assert_cmpint (donar_session_receive (callee.session, 6, record,
+          sizeof record, 0), ==, DONAR_ERROR_NOT_AUTHENTICATED);
+  /* Nor one naming another link than it came on. */
+  g_assert_cmpuint (donar_wire_encode_rendezvous (3, 0x5555, record,
+          sizeof record), ==, sizeof record);
+  g_assert_cmpint (donar_session_receive (callee.session, 7, record,
+          sizeof record, 0), ==, DONAR_ERROR_BAD_LINK);
+  g_assert_cmpuint (callee.rendezvous_told, ==, 3);
+  endpoint_clear (&caller);
+  endpoint_clear (&callee);
+}
+
 /* A reason this version does not know still ends the call. */
 static void
 test_bye_unknown_reason (void)
@@ -946,6 +1037,7 @@ main (int argc, char **argv)
   g_test_add_func ("/session/peer-restart", test_peer_restart);
   g_test_add_func ("/session/bye-ends-the-call", test_bye_ends_the_call);
   g_test_add_func ("/session/bye-unknown-reason", test_bye_unknown_reason);
+  g_test_add_func ("/session/rendezvous-told", test_rendezvous_told);
   g_test_add_func ("/session/slow-link-leaves-the-active-groups",
       test_slow_link_leaves_the_active_groups);
   g_test_add_func ("/session/alarm-takes-a-slow-link-out-at-once",

@@ -189,7 +189,7 @@ test_hello_round_trip (void)
   /* 55 bytes: version, type, link, epoch, nonce at 7, echo at 23, tag at
    * 39. */
   g_assert_cmpuint ((record[0] << 8) | record[1], ==, 55);
-  g_assert_cmpuint (record[2], ==, 3);
+  g_assert_cmpuint (record[2], ==, 4);
   g_assert_cmpuint (record[3], ==, DONAR_WIRE_TYPE_HELLO);
   g_assert_cmpuint (record[4], ==, 9);
   g_assert_cmpuint (record[5], ==, 0xca);
@@ -219,7 +219,7 @@ test_challenge_round_trip (void)
   size = donar_wire_encode_challenge (nonce, record, sizeof record);
   g_assert_cmpuint (size, ==, 20);
   g_assert_cmpuint ((record[0] << 8) | record[1], ==, 18);
-  g_assert_cmpuint (record[2], ==, 3);
+  g_assert_cmpuint (record[2], ==, 4);
   g_assert_cmpuint (record[3], ==, 4);
   g_assert_cmpmem (record + 4, 16, nonce, 16);
   g_assert_cmpint (donar_wire_decode_challenge (record + 2, size - 2, out),
@@ -234,13 +234,42 @@ test_challenge_round_trip (void)
   g_assert_cmpuint (donar_wire_encode_challenge (nonce, record, 19), ==, 0);
 }
 
+/* RENDEZVOUS: 11 bytes, the link and the relay's id big-endian: the id of
+ * fingerprint $0123456789ABCDEF... is 0x0123456789abcdef. */
+static void
+test_rendezvous_round_trip (void)
+{
+  guint8 record[DONAR_CELL_PAYLOAD];
+  static const guint8 expected[] = { 0, 11, 4, 5, 9,
+    0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef
+  };
+  DonarWireBye bye;
+  guint8 link;
+  guint64 relay;
+  gsize size = donar_wire_encode_rendezvous (9, G_GUINT64_CONSTANT
+      (0x0123456789abcdef), record, sizeof record);
+
+  g_assert_cmpmem (record, size, expected, sizeof expected);
+  g_assert_cmpint (donar_wire_decode_rendezvous (record + 2, size - 2, &link,
+          &relay), ==, DONAR_OK);
+  g_assert_cmpuint (link, ==, 9);
+  g_assert_cmpuint (relay, ==, G_GUINT64_CONSTANT (0x0123456789abcdef));
+  g_assert_cmpint (donar_wire_decode_rendezvous (record + 2, size - 3, &link,
+          &relay), ==, DONAR_ERROR_TRUNCATED);
+  g_assert_cmpint (donar_wire_decode_rendezvous (record + 2, size - 1, &link,
+          &relay), ==, DONAR_ERROR_BAD_LENGTH);
+  g_assert_cmpint (donar_wire_decode_bye (record + 2, size - 2, &bye), ==,
+      DONAR_ERROR_UNKNOWN_TYPE);
+  g_assert_cmpuint (donar_wire_encode_rendezvous (9, 1, record, 12), ==, 0);
+}
+
 /* BYE: 4 bytes, the link and the reason, byte by byte as docs/protocol.md
  * gives them. */
 static void
 test_bye_round_trip (void)
 {
   guint8 record[DONAR_CELL_PAYLOAD];
-  static const guint8 expected[] = { 0, 4, 3, 3, 7, 1 };
+  static const guint8 expected[] = { 0, 4, 4, 3, 7, 1 };
   DonarWireBye bye = { 7, DONAR_BYE_HUNG_UP }, out;
   DonarWireHello hello;
   gsize size = donar_wire_encode_bye (&bye, record, sizeof record);
@@ -491,6 +520,7 @@ main (int argc, char **argv)
   g_test_add_func ("/wire/hello-round-trip", test_hello_round_trip);
   g_test_add_func ("/wire/bye-round-trip", test_bye_round_trip);
   g_test_add_func ("/wire/challenge-round-trip", test_challenge_round_trip);
+  g_test_add_func ("/wire/rendezvous-round-trip", test_rendezvous_round_trip);
   g_test_add_func ("/wire/encode-refuses-what-does-not-fit",
       test_encode_refuses_what_does_not_fit);
   g_test_add_func ("/wire/truncated", test_truncated);

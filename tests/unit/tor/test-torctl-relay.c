@@ -169,6 +169,79 @@ test_circuit_event (void)
   g_assert_cmpuint (n, ==, 0);
 }
 
+static DonarTorctlCircuit *
+event_of (const gchar * text)
+{
+  DonarTorctlReply *reply = reply_of (text);
+  DonarTorctlCircuit *circuit = g_new0 (DonarTorctlCircuit, 1);
+
+  g_assert_cmpint (donar_torctl_parse_circuit_event (reply, circuit), ==,
+      DONAR_TORCTL_OK);
+  donar_torctl_reply_free (reply);
+  return circuit;
+}
+
+static void
+circuit_free (DonarTorctlCircuit * circuit)
+{
+  donar_torctl_circuit_clear (circuit);
+  g_free (circuit);
+}
+
+/* A callee's side: the circuits its tor built to a caller's rendezvous
+ * point for the call's onion, and no other. */
+static void
+test_service_circuit (void)
+{
+  DonarTorctlCircuit *built = event_of ("650 CIRC 21 BUILT " GUARD ","
+      MIDDLE "," RENDEZVOUS " BUILD_FLAGS=IS_INTERNAL,NEED_CAPACITY"
+      " PURPOSE=HS_SERVICE_REND HS_STATE=HSSR_JOINED REND_QUERY=" SERVICE
+      CREATED "\r\n");
+  DonarTorctlCircuit *other_onion = event_of ("650 CIRC 22 BUILT " GUARD
+      "," RENDEZVOUS " PURPOSE=HS_SERVICE_REND HS_STATE=HSSR_JOINED"
+      " REND_QUERY=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n");
+  DonarTorctlCircuit *client = event_of ("650 CIRC 23 BUILT " GUARD ","
+      RENDEZVOUS " PURPOSE=HS_CLIENT_REND HS_STATE=HSCR_JOINED REND_QUERY="
+      SERVICE "\r\n");
+  DonarTorctlCircuit *extended = event_of ("650 CIRC 24 EXTENDED " GUARD
+      " PURPOSE=HS_SERVICE_REND HS_STATE=HSSR_CONNECTING REND_QUERY="
+      SERVICE "\r\n");
+  DonarTorctlCircuit *closed = event_of ("650 CIRC 21 CLOSED " GUARD ","
+      MIDDLE "," RENDEZVOUS " PURPOSE=HS_SERVICE_REND REND_QUERY=" SERVICE
+      " REASON=FINISHED\r\n");
+  guint64 ids[MAX_IDS];
+  guint n = 99;
+
+  g_assert_true (donar_torctl_circuit_service_path (built, SERVICE, ids,
+          G_N_ELEMENTS (ids), &n));
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_cmphex (ids[0], ==, GUARD_ID);
+  g_assert_cmphex (ids[2], ==, RENDEZVOUS_ID);
+  g_assert_false (donar_torctl_circuit_service_gone (built, SERVICE));
+  /* Another onion's, a client's, one still being built, one closed. */
+  g_assert_false (donar_torctl_circuit_service_path (other_onion, SERVICE,
+          ids, G_N_ELEMENTS (ids), &n));
+  g_assert_cmpuint (n, ==, 0);
+  g_assert_false (donar_torctl_circuit_service_path (client, SERVICE, ids,
+          G_N_ELEMENTS (ids), &n));
+  g_assert_false (donar_torctl_circuit_service_path (extended, SERVICE, ids,
+          G_N_ELEMENTS (ids), &n));
+  g_assert_false (donar_torctl_circuit_service_path (closed, SERVICE, ids,
+          G_N_ELEMENTS (ids), &n));
+  g_assert_true (donar_torctl_circuit_service_gone (closed, SERVICE));
+  g_assert_false (donar_torctl_circuit_service_gone (closed, NULL));
+  g_assert_false (donar_torctl_circuit_service_path (built, NULL, ids,
+          G_N_ELEMENTS (ids), &n));
+  /* Nor is a service's circuit any client's stream path. */
+  g_assert_false (donar_torctl_circuit_stream_path (built, ids,
+          G_N_ELEMENTS (ids), &n));
+  circuit_free (built);
+  circuit_free (other_onion);
+  circuit_free (client);
+  circuit_free (extended);
+  circuit_free (closed);
+}
+
 /* Lines that break the grammar are refused by the parser before any path
  * is looked for: nothing is made of them. */
 static void
@@ -197,6 +270,7 @@ main (int argc, char **argv)
   g_test_add_func ("/torctl/relay/id", test_relay_id);
   g_test_add_func ("/torctl/relay/circuit-status", test_circuit_status);
   g_test_add_func ("/torctl/relay/circuit-event", test_circuit_event);
+  g_test_add_func ("/torctl/relay/service-circuit", test_service_circuit);
   g_test_add_func ("/torctl/relay/malformed", test_malformed);
   return g_test_run ();
 }
