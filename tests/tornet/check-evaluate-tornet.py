@@ -218,13 +218,17 @@ def main():
             # of 80 ms) and 30 lost (a burst of 1200 ms), all caller to
             # callee: 36 of 4800, 36 of 2400, none of 2400; 6 of 36 short.
             '| SIMPLE | 0.75 | 1.50 | 0.00 | ',
+            # Those 4-s calls are all start: 36 of 4800, none after.
+            '| SIMPLE | 4800, 0.75 | 0 |',
             ' | 17 |\n| TORFONE | 0.00 | 0.00 | 0.00 |',
             # 47 two-copy frames (1-49 less 10-11), none late; 50 single
             # copies, none late; 2 with no link in time, both late.  Link 2
             # is first used at frame 50 (idle): 1 frame, not late; the 98
-            # others (1-99 but 50), 2 late.
+            # others (1-99 but 50), 2 late.  The links of a frame and of
+            # the next: 2 for frames 1-48, 3 for 49 (0 1, then 2), 1 for
+            # 50-98, none counted for 99 (no next): 148 / 98 = 1.51.
             '| ADAPTIVE budget 1 | 50, 0.00 | 47, 0.00 | 2, 100.00 | 1, 0.00 '
-            '| 98, 2.04 |',
+            '| 98, 2.04 | 1.51 |',
             'frames sent with no link in time, both directions: ADAPTIVE '
             'budget 1 0, ADAPTIVE budget 2 0.',
             '--report-only --keep',

@@ -1011,6 +1011,7 @@ def link_use_lines(keep, manifest, sim):
     table = link_use().table(keep, manifest)
     copies = link_use().copies_table(keep, manifest)
     late = link_use().late_table(keep, manifest)
+    start = link_use().start_table(keep, manifest)
     if table is None and copies is None:
         return []
     lines = ['### How each policy used the links', '',
@@ -1021,6 +1022,10 @@ def link_use_lines(keep, manifest, sim):
                   'frame logs, over real tor and over donar-sim beside it: '
                   'where real tor costs a policy more than the model says:',
                   '', *late, '']
+    if start:
+        lines += ['The same over real tor, in the first 20 s of each '
+                  'direction (its links coming up, and a policy with no news '
+                  'of them yet) and after:', '', *start, '']
     if table:
         lines += ['From each end\'s `donar-call --json` ("links"): how a policy '
                   'spread its messages over the 12 links, and the link that '

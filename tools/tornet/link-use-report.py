@@ -7,7 +7,8 @@ one row a policy, both directions of every call that set up.
 
 - Late or lost frames over real tor (each direction apart) against
   donar-sim's beside it, and the share of them in bursts shorter than a
-  round trip.
+  round trip; and the same over the first 20 s of each direction and
+  after.
 - From each end's `donar-call --json` ("links"): the share of a call's
   messages on its 2 busiest links (median over calls and directions; 2 of
   12 links used evenly is 17 %), the links that carried 90 % of them, the
@@ -17,7 +18,9 @@ one row a policy, both directions of every call that set up.
   soonest), links dialed again.
 - From each sender's `donar-call --send-log` and the receiver's frame log:
   the frames by how they were sent (copies, no link in time, a copy on a
-  link idle 1 s) and the share of each that came late."""
+  link idle 1 s) and the share of each that came late; and how many links
+  a frame's chances take: its copies and the next frame's messages, which
+  carry it again (4 when every one is on a link of its own at 2 copies)."""
 
 import argparse
 import csv
@@ -153,6 +156,12 @@ def copies_table(keep, calls):
             for seq, (links, stalled, idle) in sends.items():
                 if seq == 0 or seq not in late:
                     continue
+                # A frame's chances: its copies, and the messages of the
+                # next frame, which carry it again (piggybacked).
+                if seq + 1 in sends:
+                    n, m = counts.get('chances', (0, 0))
+                    counts['chances'] = (n + 1, m + len(
+                        set(links) | set(sends[seq + 1][0])))
                 kind = ('no link in time' if stalled else
                         '1 copy' if len(links) <= 1 else '2 copies or more')
                 for k in (kind, 'a copy on a link idle 1 s' if idle else
@@ -164,13 +173,16 @@ def copies_table(keep, calls):
     kinds = ('1 copy', '2 copies or more', 'no link in time',
              'a copy on a link idle 1 s', 'every copy on a link used within 1 s')
     lines = ['| policy | ' + ' | '.join(f'{k}: frames, late %'
-                                        for k in kinds) + ' |',
-             '|---|' + '---|' * len(kinds)]
+                                        for k in kinds) +
+             ' | links a frame\'s copies and the next frame\'s take, mean |',
+             '|---|' + '---|' * (len(kinds) + 1)]
     for policy, counts in by_policy.items():
         cells = []
         for kind in kinds:
             n, k = counts.get(kind, (0, 0))
             cells.append(f'{n}, {100.0 * k / n:.2f}' if n else '0')
+        n, k = counts.get('chances', (0, 0))
+        cells.append(f'{k / n:.2f}' if n else '—')
         lines.append(f'| {policy} | ' + ' | '.join(cells) + ' |')
     return lines
 
@@ -200,6 +212,48 @@ def late_share(paths):
                 short += j - i + 1
             i = j + 1
     return (frames, late, short) if frames else None
+
+
+START_MS = 20000     # the start of a call: links still coming up
+
+
+def start_table(keep, calls):
+    """Each policy's frames later than the deadline or lost in the first
+    START_MS of each direction and after (both directions of its calls
+    that set up): what a call's start costs, while its links come up and
+    before a policy has news of them; None without frame logs."""
+    rows = []
+    for policy in dict.fromkeys(c['policy'] for c in calls):
+        counts = {True: [0, 0], False: [0, 0]}
+        for c in calls:
+            if c['policy'] != policy:
+                continue
+            for end in ('callee', 'caller'):
+                try:
+                    with open(os.path.join(keep, f'{c["name"]}-{end}.csv')) as f:
+                        frames = list(csv.DictReader(f))
+                except (OSError, ValueError):
+                    continue
+                if not frames:
+                    continue
+                first = float(frames[0]['sent_ms'])
+                for row in frames:
+                    sent = float(row['sent_ms'])
+                    arrival = row['arrival_ms']
+                    cell = counts[sent - first < START_MS]
+                    cell[0] += 1
+                    cell[1] += (not arrival or
+                                float(arrival) - sent > DEADLINE_MS)
+        if counts[True][0] == 0:
+            continue
+        rows.append(f'| {policy} | ' + ' | '.join(
+            f'{n}, {100.0 * k / n:.2f}' if n else '0'
+            for n, k in (counts[True], counts[False])) + ' |')
+    if not rows:
+        return None
+    return [f'| policy | the first {START_MS // 1000} s of a direction: '
+            'frames, late or lost % | after: frames, late or lost % |',
+            '|---|---|---|', *rows]
 
 
 def late_table(keep, calls):
@@ -260,11 +314,13 @@ def main():
     lines = table(keep, calls)
     copies = copies_table(keep, calls)
     late = late_table(keep, calls)
+    start = start_table(keep, calls)
     if lines is None and copies is None:
         sys.exit(f'link-use-report: no call in {keep} kept its links '
                  'or its sends (donar-call before --json "links" and '
                  '--send-log)')
-    print('\n\n'.join('\n'.join(t) for t in (late, lines, copies) if t))
+    print('\n\n'.join('\n'.join(t) for t in (late, start, lines, copies)
+                        if t))
 
 
 if __name__ == '__main__':

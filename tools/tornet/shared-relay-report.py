@@ -115,6 +115,9 @@ def main():
     keep, calls = link_use.kept_calls('shared-relay-report',
                                       __doc__.split('\n\n')[0])
     snapshots = {}
+    # links with the caller's half of the circuit known, and with the
+    # callee's known whole
+    links_seen = [0, 0]
     # policy -> side -> shared? -> [frames, late]
     counts = collections.defaultdict(
         lambda: collections.defaultdict(lambda: collections.defaultdict(
@@ -128,6 +131,8 @@ def main():
         if onion is None or onion not in snapshots[r]:
             continue
         caller, callee = link_paths(*snapshots[r][onion])
+        links_seen[0] += len(caller)
+        links_seen[1] += len(callee)
         base = os.path.join(keep, call['name'])
         for sender, receiver in (('caller', 'callee'), ('callee', 'caller')):
             try:
@@ -164,6 +169,9 @@ def main():
             row += [f'{100.0 * shared[0] / n:.0f}, {n}' if n else '0',
                     cell(shared), cell(apart)]
         print('| ' + ' | '.join(row) + ' |')
+    print(f'\nLinks whose callee-side circuit is known whole (its rendezvous '
+          f'point unique among the call\'s links and its circuits): '
+          f'{links_seen[1]} of {links_seen[0]}.')
 
 
 if __name__ == '__main__':
