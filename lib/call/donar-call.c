@@ -484,7 +484,8 @@ on_engine_event (const DonarLinkEvent * event, gpointer user_data)
 
   if (call->on_event)
     call->on_event (event, call->user_data);
-  if (event->type == DONAR_LINK_EVENT_LINK_UP && call->watch_paths)
+  if (event->type == DONAR_LINK_EVENT_LINK_UP &&
+      g_atomic_int_get (&call->watch_paths))
     wake_watcher (call, TRUE, FALSE);
 }
 
@@ -605,13 +606,16 @@ donar_call_start (const DonarCallOptions * options,
         user_data, cancellable, error);
   else if (ok)
     ok = donar_link_engine_start (call->engine, error);
-  /* Once the onion is out (the setup read tor's events till then): a
-   * link that opens before it is looked up as it opens. */
-  if (ok && options->role == DONAR_ROLE_CALLEE && call->service_id)
-    call->watch_paths = donar_call_paths_watch (call->control, call->engine,
-        call->service_id,
-        donar_tor_control_deadline (options->setup_timeout_ms), cancellable,
-        NULL);
+  /* Once the onion is out (the setup read tor's events till then); the
+   * engine runs already, so a link may have opened before: the watcher
+   * looks the circuits up first thing. */
+  if (ok && options->role == DONAR_ROLE_CALLEE && call->service_id &&
+      donar_call_paths_watch (call->control, call->engine, call->service_id,
+          donar_tor_control_deadline (options->setup_timeout_ms),
+          cancellable, NULL)) {
+    g_atomic_int_set (&call->watch_paths, TRUE);
+    wake_watcher (call, TRUE, FALSE);
+  }
   donar_link_engine_settings_clear (&settings);
   donar_call_lasting_clear (&lasting);
   if (!ok) {
