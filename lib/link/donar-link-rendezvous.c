@@ -29,9 +29,7 @@ match_link (DonarLinkEngine * engine, DonarLink * link)
     return;
   memcpy (link->path, relays, n * sizeof relays[0]);
   link->n_path = n;
-  donar_session_set_link_path (engine->session, link->index, link->path,
-      link->n_path);
-  engine->paths_told++;
+  donar_link_path_apply (link);
 }
 
 void

@@ -125,17 +125,23 @@ def read_sends(path):
     return sends
 
 
+def read_frames(path):
+    """{seq: (sent_ms, late)} from donar-call --frame-log: late, later than
+    the deadline or never came."""
+    frames = {}
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            sent = float(row['sent_ms'])
+            arrival = row['arrival_ms']
+            frames[int(row['seq'])] = (
+                sent, not arrival or float(arrival) - sent > DEADLINE_MS)
+    return frames
+
+
 def read_lateness(path):
     """{seq: late} from donar-call --frame-log: later than the deadline or
     never came."""
-    late = {}
-    with open(path) as f:
-        for row in csv.DictReader(f):
-            arrival = row['arrival_ms']
-            late[int(row['seq'])] = (
-                not arrival or
-                float(arrival) - float(row['sent_ms']) > DEADLINE_MS)
-    return late
+    return {seq: late for seq, (_, late) in read_frames(path).items()}
 
 
 def copies_table(keep, calls):
@@ -230,20 +236,17 @@ def start_table(keep, calls):
                 continue
             for end in ('callee', 'caller'):
                 try:
-                    with open(os.path.join(keep, f'{c["name"]}-{end}.csv')) as f:
-                        frames = list(csv.DictReader(f))
-                except (OSError, ValueError):
+                    frames = read_frames(
+                        os.path.join(keep, f'{c["name"]}-{end}.csv'))
+                except (OSError, ValueError, KeyError):
                     continue
                 if not frames:
                     continue
-                first = float(frames[0]['sent_ms'])
-                for row in frames:
-                    sent = float(row['sent_ms'])
-                    arrival = row['arrival_ms']
+                first = min(sent for sent, _ in frames.values())
+                for sent, late in frames.values():
                     cell = counts[sent - first < START_MS]
                     cell[0] += 1
-                    cell[1] += (not arrival or
-                                float(arrival) - sent > DEADLINE_MS)
+                    cell[1] += late
         if counts[True][0] == 0:
             continue
         rows.append(f'| {policy} | ' + ' | '.join(
