@@ -93,7 +93,14 @@ def make_run(keep, ev, defaults):
               open(os.path.join(net, 'cross', 'summary.json'), 'w'))
     # SIMPLE: 20 successful of 24, one of the 4 others dropped; TORFONE:
     # one successful, one never set up; the DONAR policies one call each,
-    # ADAPTIVE budget 1 late.
+    # ADAPTIVE budget 1 late.  Through one tor pair (paired.py): each of
+    # SIMPLE's first two calls with a TORFONE call (the second never set
+    # up: no pair), ADAPTIVE budget 1 with ALTERNATE; budget 2 and
+    # DOUBLE-SEND each through its own pair, as --tors call runs them.
+    pair_of = {('SIMPLE', 0): 0, ('TORFONE', 0): 0, ('SIMPLE', 1): 1,
+               ('TORFONE', 1): 1, ('ALTERNATE', 0): 2,
+               ('ADAPTIVE budget 1', 0): 2, ('DOUBLE-SEND', 0): 3,
+               ('ADAPTIVE budget 2', 0): 4}
     calls = []
     fates = {'SIMPLE': ['good'] * 20 + ['late'] * 3 + ['dropped'],
              'TORFONE': ['good', 'never'],
@@ -102,7 +109,8 @@ def make_run(keep, ev, defaults):
     for label, _ in ev.POLICIES:
         for i, fate in enumerate(fates[label]):
             name = f'round00-{ev.slug(label)}-{i}'
-            calls.append({'name': name, 'policy': label, 'round': i % 2})
+            calls.append({'name': name, 'policy': label, 'round': i % 2,
+                          'tor_pair': pair_of.get((label, i), 5 + i)})
             base = os.path.join(keep, name)
             if fate == 'never':
                 write_log(base + '-callee.csv', [])
@@ -151,6 +159,43 @@ def make_docs(docs, defaults, outside):
               open(os.path.join(docs, 'tornet-calibration.json'), 'w'))
 
 
+def check_paired(paired):
+    """Which tors each call of a round goes through, and the paired
+    statistics, against values worked out by hand."""
+    labels = ['SIMPLE', 'TORFONE', 'ALTERNATE', 'DOUBLE-SEND',
+              'ADAPTIVE budget 1', 'ADAPTIVE budget 2'] * 2
+    got = paired.placement(labels, 'pair')
+    if got != [0, 0, 1, 2, 1, 2, 3, 3, 4, 5, 4, 5]:
+        fail(f'a round of 12 in pairs of the same budget: {got}')
+    if paired.placement(labels[:3], 'pair') != [0, 0, 1]:
+        fail('ALTERNATE without its partner in the round does not go alone')
+    if paired.placement(labels[:3], 'call') != [0, 1, 2] or \
+            paired.placement(labels[:3], 'round') != [0, 0, 0]:
+        fail('--tors call or round do not place the calls as before')
+    # 5 pairs one way, none the other: 2 x 2^-5; 1 against 9: 2 x 11 / 1024.
+    for (w, l), p in (((0, 5), 0.0625), ((9, 1), 0.021484), ((3, 3), 1.0)):
+        if abs(paired.sign_test(w, l) - p) > 1e-5:
+            fail(f'sign test {w} against {l}: {paired.sign_test(w, l)}, not {p}')
+    # 24 pairs: both 10, a only 2, b only 6, neither 6.  p1 12/24, p2 16/24;
+    # Wilson 31.43-68.57 and 46.71-82.03; ad - bc = 48, less n/2: 36, over
+    # sqrt(12 x 12 x 16 x 8) = 135.76: phi 0.2652.  Lower: -16.67 -
+    # sqrt(18.57^2 - 2 phi 18.57 x 15.37 + 15.37^2) = -16.67 - 20.73;
+    # upper: -16.67 + sqrt(19.96^2 - 2 phi 19.96 x 18.57 + 18.57^2) =
+    # -16.67 + 23.38.
+    d, lo, hi = paired.paired_interval(10, 2, 6, 6)
+    if abs(d + 16.67) > 0.01 or abs(lo + 37.40) > 0.05 or abs(hi - 6.71) > 0.05:
+        fail(f'paired 10/2/6/6: {d:.2f} [{lo:.2f}, {hi:.2f}], not -16.67 '
+             '[-37.40, +6.71]')
+    # 20 pairs, 6 of them a's only (phi 0: b failed in no pair that a
+    # did): 20/20 against 14/20, Wilson 83.89-100 and 48.10-85.45, so
+    # +30 - hypot(16.11, 15.45) = +7.7 and +30 + hypot(21.90, 0) = +51.9:
+    # 6 pairs all one way rank the two, as McNemar's p of 2/64 says.
+    d, lo, hi = paired.paired_interval(14, 6, 0, 0)
+    if abs(d - 30.0) > 0.01 or abs(lo - 7.68) > 0.05 or abs(hi - 51.90) > 0.05:
+        fail(f'paired 14/6/0/0: {d:.2f} [{lo:.2f}, {hi:.2f}], not +30 '
+             '[+7.68, +51.90]')
+
+
 def main():
     script, build = sys.argv[1], sys.argv[2]
     spec = importlib.util.spec_from_file_location('evaluate_tornet', script)
@@ -166,6 +211,7 @@ def main():
     if abs(d + 13.64) > 0.01 or abs(lo + 35.36) > 0.05 or abs(hi - 8.94) > 0.05:
         fail(f'17/22 - 20/22: {d:.2f} [{lo:.2f}, {hi:.2f}], not -13.64 '
              '[-35.36, +8.94]')
+    check_paired(ev.paired)
     defaults = ev.tornet_defaults()
     network = {'scale': defaults['scale'],
                'cross_flows': defaults['cross_flows'],
@@ -201,11 +247,20 @@ def main():
             # 1 of 1 each: Wilson 20.65-100, so 0 -/+ hypot(79.35, 0).
             '| ADAPTIVE budget 2 ≥ DOUBLE-SEND | 100 % against 100 %; '
             'difference +0 points, 95 % [-79, +79]: does not rank them | met |',
-            # 0 of 1 (Wilson 0-79.35) against 1 of 1: -100 + hypot(79.35,
-            # 79.35) = +12.
+            # 0 of 1 (Wilson 0-79.35) against 1 of 1, one pair (phi 0: a
+            # margin is empty): -100 + hypot(79.35, 79.35) = +12.
             '| ADAPTIVE budget 1 ≥ ALTERNATE + 15 points | 0 % against '
-            '100 %; difference -100 points, 95 % [-100, +12]: does not rank '
-            'them | not met |',
+            '100 %; in 1 pair, difference -100 points, 95 % [-100, +12]: '
+            'does not rank them | not met |',
+            # The pairs: budget 2 and DOUBLE-SEND never shared tors; budget
+            # 1 failed where ALTERNATE did not (McNemar: 1 discordant pair,
+            # p 1), with 2 frames late against none; SIMPLE's first call
+            # and TORFONE's both successful, no frame late in either.
+            '| ADAPTIVE budget 2 against DOUBLE-SEND | 0 | 0 | 0 | 0 | 0 | — |',
+            '| ADAPTIVE budget 1 against ALTERNATE | 1 | 0 | 0 | 1 | 0 | '
+            '-100 [-100, +12] | 1.00 | 0 / 1 / 0 | 1.000 |',
+            '| SIMPLE against TORFONE | 1 | 1 | 0 | 0 | 0 | +0 [-79, +79] | '
+            '1.00 | 0 / 0 / 1 | 1.000 |',
             '| testbed, scale 0.6, 30s | 24 (0 never set up) | 50.0 [31-69] '
             '| 150 / 190 / 260 | yes |',
             '| 0 | 2.5 | relay1, relay2 | relay2 | 10/12 |',

@@ -17,11 +17,16 @@ scale, relay parameters and cross traffic: tornet.sh's defaults unless
 its share targets; else it stops and says why. --calibrate runs the
 calibration first (some 25 minutes); --no-calibration-check skips the check.
 
-Then rounds. Each round starts, for each of its calls, a fresh caller tor
-and a fresh callee tor, both with NumEntryGuards 2 as the product launches
-its tor (one user, one tor: new guards every call; --tors round, one pair
-for all the calls of a round, as before 2026-11-27, puts every call's voice
-and every onion's descriptor uploads on the same 2 + 2 guards), and runs
+Then rounds. Each round starts fresh caller tors and callee tors, all
+with NumEntryGuards 2 as the product launches its tor, so new guards every
+round: by default (--tors pair) one pair of tors for two calls of the same
+budget, ADAPTIVE budget 2 beside DOUBLE-SEND, budget 1 beside ALTERNATE,
+SIMPLE beside TORFONE, so that the two meet the same relays at the same
+minutes and their difference is measured within each pair (paired.py);
+--tors call gives each call its own pair (one user, one tor), --tors round
+one pair for all the calls of a round, as before 2026-11-27, which puts
+every call's voice and every onion's descriptor uploads on the same 2 + 2
+guards. It runs
 --at-once calls at once, the policies in turn (SIMPLE,
 TORFONE, ALTERNATE, DOUBLE-SEND, ADAPTIVE budget 1 and 2), so that a round
 of 12 has 2 calls of each; every call on its own onion, every link on its
@@ -66,6 +71,7 @@ def _load(name, path):
 
 check_onion = _load('check_onion', os.path.join(ROOT, 'tests', 'tor-network',
                                                 'check-onion.py'))
+paired = _load('paired', os.path.join(HERE, 'paired.py'))
 
 # (label, donar-call and donar-sim options): the policies of
 # docs/evaluation.md, the baselines on 1 and 2 links as the paper ran them.
@@ -328,15 +334,15 @@ def entry_guards(port, cookie):
 
 
 def run_round(args, procs, call_bin, keep, r, tors, calls, prepare_next):
-    """The calls of round r at once through its ready tors (call i through
-    pair i, or the round's one pair); then starts the next round's tors
+    """The calls of round r at once through its ready tors (each call
+    through the pair its 'tor_pair' says); then starts the next round's tors
     (prepare_next), once the calls have ended. Returns the round's facts
     and the next round's tors."""
     cal = calibration()
     running = [cal.Call(procs, call_bin, keep, c['name'], args.seconds,
-                        *tors[i % len(tors)][1:], options=c['options'],
+                        *tors[c['tor_pair']][1:], options=c['options'],
                         links=links_of(c['options']))
-               for i, c in enumerate(calls)]
+               for c in calls]
     t0 = time.monotonic()
     next_snap = 0.0
     load_max = 0.0
@@ -408,22 +414,28 @@ def measure(args, keep, network, command):
         include = env['TOR_TORRC_INCLUDE']
 
         def prepare(r):
-            # --tors call: a pair for each call of the round, as each user
-            # has a tor; round: one pair for all of them (before
-            # 2026-11-27), whose guards then carry every call's voice.
+            # --tors pair: a pair for each two calls of the same budget;
+            # call: a pair for each call of the round, as each user has a
+            # tor; round: one pair for all of them (before 2026-11-27),
+            # whose guards then carry every call's voice.
             if r >= len(rounds):
                 return None
-            n = len(rounds[r]) if args.tors == 'call' else 1
+            n = 1 + max(paired.placement([label for label, _ in rounds[r]],
+                                         args.tors))
             return lambda: start_tors(procs, os.path.join(
                 work, f'round{r:02d}'), include, n)
 
         tors = prepare(0)()
         for r, policies in enumerate(rounds):
             calls = []
+            place = paired.placement([label for label, _ in policies],
+                                     args.tors)
             for i, (label, options) in enumerate(policies):
                 calls.append({'name': f'round{r:02d}-{slug(label)}-{i}',
-                              'policy': label, 'round': r, 'options': options})
-            manifest += [{k: c[k] for k in ('name', 'policy', 'round')}
+                              'policy': label, 'round': r, 'options': options,
+                              'tor_pair': place[i]})
+            manifest += [{k: c[k] for k in ('name', 'policy', 'round',
+                                            'tor_pair')}
                          for c in calls]
             json.dump(manifest, open(os.path.join(keep, 'calls.json'), 'w'),
                       indent=1)
@@ -751,19 +763,30 @@ def difference_interval(k1, n1, k2, n2):
             d + math.hypot(u1 - p1, p2 - l2))
 
 
-def compared(tor, a, b):
+def compared(tor, a, b, pairs=None):
     """What the calls say of a against b: the difference and its interval,
-    and whether it ranks them (the interval leaves out 0)."""
-    diff = difference_interval(tor[a]['successful_calls'], tor[a]['set_up'],
-                               tor[b]['successful_calls'], tor[b]['set_up'])
+    and whether it ranks them (the interval leaves out 0); from the pairs
+    of calls of a and b through the same tors where the run has them
+    (paired.py), else from the two policies' calls as independent."""
+    figures = paired.compare(pairs, judge, DEADLINE_MS) if pairs else None
+    if figures is not None:
+        diff = figures['difference']
+        n = figures['pairs']
+        how = f'in {n} pair{"" if n == 1 else "s"}, '
+    else:
+        diff = difference_interval(
+            tor[a]['successful_calls'], tor[a]['set_up'],
+            tor[b]['successful_calls'], tor[b]['set_up'])
+        how = ''
     if diff is None:
         return ''
     d, lo, hi = diff
     ranks = 'ranks them' if lo > 0 or hi < 0 else 'does not rank them'
-    return f'; difference {d:+.0f} points, 95 % [{lo:+.0f}, {hi:+.0f}]: {ranks}'
+    return (f'; {how}difference {d:+.0f} points, 95 % [{lo:+.0f}, {hi:+.0f}]'
+            f': {ranks}')
 
 
-def targets(tor, sim):
+def targets(tor, sim, manifest=()):
     """Issue 23's targets: (target, figures, met) rows."""
     def s(label):
         return tor[label]['successful']
@@ -773,16 +796,19 @@ def targets(tor, sim):
 
     a2, ds = s('ADAPTIVE budget 2'), s('DOUBLE-SEND')
     a1, alt = s('ADAPTIVE budget 1'), s('ALTERNATE')
+    pairs = paired.matched(manifest)
     rows = [
         (f'ADAPTIVE budget 2: successful ≥ {TARGET_ADAPTIVE_2:.0f} %',
          f'{pct(a2)} %', known(a2) and a2 >= TARGET_ADAPTIVE_2),
         ('ADAPTIVE budget 2 ≥ DOUBLE-SEND', f'{pct(a2)} % against {pct(ds)} %'
-         + compared(tor, 'ADAPTIVE budget 2', 'DOUBLE-SEND'),
+         + compared(tor, 'ADAPTIVE budget 2', 'DOUBLE-SEND',
+                    pairs[('ADAPTIVE budget 2', 'DOUBLE-SEND')]),
          known(a2, ds) and a2 >= ds),
         (f'ADAPTIVE budget 1 ≥ ALTERNATE + '
          f'{TARGET_ADAPTIVE_1_OVER_ALTERNATE:.0f} points',
          f'{pct(a1)} % against {pct(alt)} %'
-         + compared(tor, 'ADAPTIVE budget 1', 'ALTERNATE'),
+         + compared(tor, 'ADAPTIVE budget 1', 'ALTERNATE',
+                    pairs[('ADAPTIVE budget 1', 'ALTERNATE')]),
          known(a1, alt) and a1 >= alt + TARGET_ADAPTIVE_1_OVER_ALTERNATE)]
     for label in DONAR_POLICIES:
         t, m = s(label), sim[label]['successful']
@@ -879,7 +905,7 @@ def render(run, network, facts, calibration_lines, tor, sim, sim_commands,
             f'{ms(s["p99"])} / {ms(s["p999"])} | {err} |')
     target_rows = ['| target | figures (successful calls) | met |',
                    '|---|---|---|']
-    for name, figures, met in targets(tor, sim):
+    for name, figures, met in targets(tor, sim, manifest):
         target_rows.append(f'| {name} | {figures} | '
                            f'{"met" if met else "not met"} |')
     evaluate = evaluation()
@@ -932,9 +958,7 @@ def render(run, network, facts, calibration_lines, tor, sim, sim_commands,
         f'{run["calls_per_policy"]} calls a policy of {run["seconds"]} s, '
         f'{run["at_once"]} at once ({per_round} of each policy a round), in '
         f'{n_rounds} rounds; '
-        + ('each call its own fresh caller tor and callee tor'
-           if run.get('tors') == 'call' else
-           'each round one fresh caller tor and callee tor for all its calls')
+        + TORS_TEXT[run.get('tors', 'round')]
         + ' with `NumEntryGuards 2` (seed 000\'s Default, as the product '
         'launches its tor), so new guards each round; every call on its own '
         'onion, every link on its own circuit. Load average (1 min, 2 cores '
@@ -950,9 +974,9 @@ def render(run, network, facts, calibration_lines, tor, sim, sim_commands,
         'shares. Latencies over every frame of both directions of the calls '
         'that set up, a lost frame as infinitely late. Intervals: Wilson '
         '95 %; the calls of a round share '
-        + ('the same minutes of the network and its relays'
-           if run.get('tors') == 'call' else
-           'its two tors\' guards and the same minutes of the network')
+        + ('its two tors\' guards and the same minutes of the network'
+           if run.get('tors') == 'round' else
+           'the same minutes of the network and its relays')
         + ', so they are narrower than the truth. '
         'cells/s per endpoint: donar-call\'s messages a frame × 25 '
         '(donar-sim also counts its hellos).', '',
@@ -968,6 +992,7 @@ def render(run, network, facts, calibration_lines, tor, sim, sim_commands,
         f'{run["calls_per_policy"]} calls a policy one call is '
         f'{100 / max(run["calls_per_policy"], 1):.1f} points):', '',
         *target_rows, '',
+        *paired_lines(manifest),
         '### Voice', '',
         'How the calls sound, scored as [the evaluation of record]'
         '(#voice-quality) scores simulated calls (tools/evaluate.py\'s '
@@ -1005,6 +1030,35 @@ def render(run, network, facts, calibration_lines, tor, sim, sim_commands,
         '`round<R>-circuits.txt`, the calls `calls.json`, the run '
         '`run.json`, voice `voice/`, donar-sim `sim-<policy>/`.']
     return '\n'.join(lines) + '\n'
+
+
+TORS_TEXT = {
+    'pair': 'each two calls of the same budget (below, *In pairs*) one '
+    'fresh caller tor and callee tor',
+    'call': 'each call its own fresh caller tor and callee tor',
+    'round': 'each round one fresh caller tor and callee tor for all its '
+    'calls'}
+
+
+def paired_lines(manifest):
+    """The subsection of the pairs, if the run has any."""
+    if not any(paired.matched(manifest).values()):
+        return []
+    return [
+        '### In pairs', '',
+        'Each call went through the same fresh caller tor and callee tor as '
+        'a call of the other policy of its budget, at the same minutes '
+        '(tools/tornet/paired.py): the two meet the same guards, relays and '
+        'bulk flows, which decide more of a call\'s fate than its policy, '
+        'so their difference is measured within each pair. Pairs in which '
+        'both calls set up. *a − b*: a\'s successful calls less b\'s, in '
+        'points, 95 % interval of Newcombe (1998) for paired proportions; '
+        'McNemar p: exact, on the pairs where one call was successful and '
+        'the other not. Per frame: the pairs in which a\'s call had fewer '
+        'of its frames (both directions) later than '
+        f'{DEADLINE_MS} ms or lost than b\'s, more, or as many; sign test '
+        'p, two-sided, ties left out.', '',
+        *paired.table(manifest, judge, DEADLINE_MS), '']
 
 
 def link_use_lines(keep, manifest, sim):
@@ -1129,7 +1183,7 @@ def report(args, keep, command):
     splice(os.path.join(args.docs, 'evaluation.md'), section)
     log(f'wrote {shown(os.path.join(args.docs, SECTION_FILE))} and its section '
         'of evaluation.md')
-    for name, figures, met in targets(tor, sim):
+    for name, figures, met in targets(tor, sim, manifest):
         log(f'{"met" if met else "NOT MET"}: {name}: {figures}')
     return section
 
@@ -1152,10 +1206,13 @@ def main():
                    help='calls at once (a multiple of 6: every round as many '
                    'calls of each policy)')
     p.add_argument('--seed', type=int, default=3)
-    p.add_argument('--tors', choices=('call', 'round'), default='call',
-                   help='a fresh caller and callee tor pair for each call '
-                   '(the default: one user, one tor), or one pair for all '
-                   'the calls of a round (before 2026-11-27)')
+    p.add_argument('--tors', choices=('pair', 'call', 'round'),
+                   default='pair',
+                   help='a fresh caller and callee tor pair for each two '
+                   'calls of the same budget (the default: one policy '
+                   'against the other on the same draw), for each call (one '
+                   'user, one tor), or for all the calls of a round (before '
+                   '2026-11-27)')
     p.add_argument('--scale', type=float, default=None,
                    help="the shaper's scale (default: tornet.sh's)")
     p.add_argument('--set', action='append', default=[], metavar='NAME=VALUE',
