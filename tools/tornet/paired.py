@@ -15,6 +15,7 @@ frame): ADAPTIVE budget 2 with DOUBLE-SEND, ADAPTIVE budget 1 with
 ALTERNATE, and the two single-path baselines with each other.
 """
 
+import json
 import math
 
 PARTNERS = (('ADAPTIVE budget 2', 'DOUBLE-SEND'),
@@ -181,3 +182,35 @@ def table(manifest, judge, deadline_ms):
                     f'{f["more_late"]} / {f["same_late"]} | '
                     f'{f["sign_p"]:.3f} |')
     return rows
+
+
+def main():
+    """python3 tools/tornet/paired.py [KEEP]: each pair's share of frames
+    late or lost, a's and b's, and their medians, from a kept run."""
+    import importlib.util
+    import os
+    import statistics
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    keep = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+        here, '..', '..', 'build', 'tornet-eval')
+    spec = importlib.util.spec_from_file_location(
+        'evaluate_tornet', os.path.join(here, 'evaluate-tornet.py'))
+    ev = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ev)
+    run = json.load(open(os.path.join(keep, 'run.json')))
+    _, _, manifest = ev.collect(keep, run['seconds'])
+    for (a, b), pairs in matched(manifest).items():
+        shares = [(100 * late_share(ca['result'], ev.DEADLINE_MS),
+                   100 * late_share(cb['result'], ev.DEADLINE_MS))
+                  for ca, cb in pairs]
+        if not shares:
+            continue
+        print(f'{a} against {b}, % of frames late or lost: median '
+              f'{statistics.median(x for x, _ in shares):.2f} against '
+              f'{statistics.median(y for _, y in shares):.2f}')
+        print('  ' + ' '.join(f'{x:.2f}/{y:.2f}' for x, y in shares))
+
+
+if __name__ == '__main__':
+    main()
