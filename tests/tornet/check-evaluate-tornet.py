@@ -159,9 +159,10 @@ def make_docs(docs, defaults, outside):
               open(os.path.join(docs, 'tornet-calibration.json'), 'w'))
 
 
-def check_paired(paired):
+def check_paired(ev):
     """Which tors each call of a round goes through, and the paired
     statistics, against values worked out by hand."""
+    paired = ev.paired
     labels = ['SIMPLE', 'TORFONE', 'ALTERNATE', 'DOUBLE-SEND',
               'ADAPTIVE budget 1', 'ADAPTIVE budget 2'] * 2
     got = paired.placement(labels, 'pair')
@@ -182,7 +183,7 @@ def check_paired(paired):
     # sqrt(18.57^2 - 2 phi 18.57 x 15.37 + 15.37^2) = -16.67 - 20.73;
     # upper: -16.67 + sqrt(19.96^2 - 2 phi 19.96 x 18.57 + 18.57^2) =
     # -16.67 + 23.38.
-    d, lo, hi = paired.paired_interval(10, 2, 6, 6)
+    d, lo, hi = paired.paired_interval(10, 2, 6, 6, ev.wilson)
     if abs(d + 16.67) > 0.01 or abs(lo + 37.40) > 0.05 or abs(hi - 6.71) > 0.05:
         fail(f'paired 10/2/6/6: {d:.2f} [{lo:.2f}, {hi:.2f}], not -16.67 '
              '[-37.40, +6.71]')
@@ -190,7 +191,7 @@ def check_paired(paired):
     # did): 20/20 against 14/20, Wilson 83.89-100 and 48.10-85.45, so
     # +30 - hypot(16.11, 15.45) = +7.7 and +30 + hypot(21.90, 0) = +51.9:
     # 6 pairs all one way rank the two, as McNemar's p of 2/64 says.
-    d, lo, hi = paired.paired_interval(14, 6, 0, 0)
+    d, lo, hi = paired.paired_interval(14, 6, 0, 0, ev.wilson)
     if abs(d - 30.0) > 0.01 or abs(lo - 7.68) > 0.05 or abs(hi - 51.90) > 0.05:
         fail(f'paired 14/6/0/0: {d:.2f} [{lo:.2f}, {hi:.2f}], not +30 '
              '[+7.68, +51.90]')
@@ -211,7 +212,7 @@ def main():
     if abs(d + 13.64) > 0.01 or abs(lo + 35.36) > 0.05 or abs(hi - 8.94) > 0.05:
         fail(f'17/22 - 20/22: {d:.2f} [{lo:.2f}, {hi:.2f}], not -13.64 '
              '[-35.36, +8.94]')
-    check_paired(ev.paired)
+    check_paired(ev)
     defaults = ev.tornet_defaults()
     network = {'scale': defaults['scale'],
                'cross_flows': defaults['cross_flows'],

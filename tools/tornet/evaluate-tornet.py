@@ -768,7 +768,7 @@ def compared(tor, a, b, pairs=None):
     and whether it ranks them (the interval leaves out 0); from the pairs
     of calls of a and b through the same tors where the run has them
     (paired.py), else from the two policies' calls as independent."""
-    figures = paired.compare(pairs, judge, DEADLINE_MS) if pairs else None
+    figures = paired.compare(pairs, judge, wilson, DEADLINE_MS) if pairs else None
     if figures is not None:
         diff = figures['difference']
         n = figures['pairs']
@@ -1058,7 +1058,7 @@ def paired_lines(manifest):
         'of its frames (both directions) later than '
         f'{DEADLINE_MS} ms or lost than b\'s, more, or as many; sign test '
         'p, two-sided, ties left out.', '',
-        *paired.table(manifest, judge, DEADLINE_MS), '']
+        *paired.table(manifest, judge, wilson, DEADLINE_MS), '']
 
 
 def link_use_lines(keep, manifest, sim):

@@ -21,7 +21,6 @@ import math
 PARTNERS = (('ADAPTIVE budget 2', 'DOUBLE-SEND'),
             ('ADAPTIVE budget 1', 'ALTERNATE'),
             ('SIMPLE', 'TORFONE'))
-Z95 = 1.959964
 
 
 def partner_of(label):
@@ -76,25 +75,16 @@ def matched(manifest):
     return out
 
 
-def wilson(k, n):
-    """Wilson 95 % interval of k of n, as fractions."""
-    p = k / n
-    z2 = Z95 * Z95
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return centre - half, centre + half
-
-
-def paired_interval(both, only_a, only_b, neither):
+def paired_interval(both, only_a, only_b, neither, wilson):
     """The difference of two paired proportions, a's successes less b's, in
     points, and its 95 % interval: Newcombe's (1998, Stat Med 17:2635)
-    from the two Wilson intervals and the pairs' correlation phi, whose
-    numerator ad - bc is taken n/2 towards 0 when positive (continuity).
-    None without pairs."""
+    from the two Wilson intervals (wilson (k, n), in %) and the pairs'
+    correlation phi, whose numerator ad - bc is taken n/2 towards 0 when
+    positive (continuity).  None without pairs."""
     n = both + only_a + only_b + neither
     if n == 0:
         return None
-    p1, p2 = (both + only_a) / n, (both + only_b) / n
+    p1, p2 = 100 * (both + only_a) / n, 100 * (both + only_b) / n
     l1, u1 = wilson(both + only_a, n)
     l2, u2 = wilson(both + only_b, n)
     margins = ((both + only_a) * (only_b + neither) * (both + only_b)
@@ -110,7 +100,7 @@ def paired_interval(both, only_a, only_b, neither):
                            + (u2 - p2) ** 2))
     hi = d + math.sqrt(max(0.0, (p2 - l2) ** 2 - 2 * phi * (p2 - l2) * (u1 - p1)
                            + (u1 - p1) ** 2))
-    return 100 * d, 100 * max(lo, -1.0), 100 * min(hi, 1.0)
+    return d, max(lo, -100.0), min(hi, 100.0)
 
 
 def sign_test(wins, losses):
@@ -132,7 +122,7 @@ def late_share(result, deadline_ms):
     return late / len(frames) if frames else 0.0
 
 
-def compare(pairs, judge, deadline_ms):
+def compare(pairs, judge, wilson, deadline_ms):
     """What the pairs of one partnership say: the 2 x 2 table of successful
     calls, its difference and interval, McNemar's p; and per frame, in how
     many pairs a's call had fewer late or lost frames than b's, more, or
@@ -152,7 +142,8 @@ def compare(pairs, judge, deadline_ms):
         same += la == lb
     return {'pairs': len(pairs), 'both': both, 'only_a': only_a,
             'only_b': only_b, 'neither': neither,
-            'difference': paired_interval(both, only_a, only_b, neither),
+            'difference': paired_interval(both, only_a, only_b, neither,
+                                          wilson),
             'mcnemar_p': sign_test(only_a, only_b),
             'fewer_late': fewer, 'more_late': more, 'same_late': same,
             'sign_p': sign_test(fewer, more)}
@@ -165,14 +156,14 @@ def ranks(figures):
     return d is not None and (d[1] > 0 or d[2] < 0)
 
 
-def table(manifest, judge, deadline_ms):
+def table(manifest, judge, wilson, deadline_ms):
     """The section's table of the partnerships, as markdown lines."""
     rows = ['| a against b | pairs | both successful | a only | b only | '
             'neither | a − b, points [95 %] | McNemar p | a fewer late frames '
             '/ more / as many | sign test p |',
             '|---|---|---|---|---|---|---|---|---|---|']
     for (a, b), pairs in matched(manifest).items():
-        f = compare(pairs, judge, deadline_ms)
+        f = compare(pairs, judge, wilson, deadline_ms)
         d = f['difference']
         diff = '—' if d is None else \
             f'{d[0]:+.0f} [{d[1]:+.0f}, {d[2]:+.0f}]'
