@@ -54,6 +54,8 @@ def figures(rows, stall_ms, release_ms):
     latencies = [a - s for _, s, a in rows if a is not None]
     late_after = [1 for _, s, a in rows
                   if a is not None and a - s > stall_len + DEADLINE_MS]
+    worst = max(((a - s, seq, s, a) for seq, s, a in rows if a is not None),
+                default=None)
     first = None
     for seq, s, a in rows:
         if s >= release_ms and a is not None and a - s <= DEADLINE_MS:
@@ -73,6 +75,11 @@ def figures(rows, stall_ms, release_ms):
         "lost": sum(1 for r in rows if r[2] is None),
         "max_latency_ms": max(latencies) if latencies else None,
         "later_than_stall_plus_deadline": len(late_after),
+        # Whether the latest frame was in flight when the stall began
+        # (sent before it) or written into the stall, and how long after
+        # the release it came.
+        "worst": None if worst is None else
+        (worst[1], worst[2] - stall_ms, worst[3] - release_ms),
         "first_in_time": first,
         "window_frames": len(window),
         "window_in_time": in_time,
@@ -131,8 +138,10 @@ def main(argv):
               "at the last frame that came)" % f["window_frames"])
         check(f["later_than_stall_plus_deadline"] == 0,
               "%d frames delivered later than the stall + the deadline "
-              "(max latency %.0f ms)"
-              % (f["later_than_stall_plus_deadline"], f["max_latency_ms"]))
+              "(max latency %.0f ms: seq %d, sent at stall%+.0f ms, arrived "
+              "at release%+.0f ms)"
+              % ((f["later_than_stall_plus_deadline"], f["max_latency_ms"])
+                 + f["worst"]))
         check(first is not None and first[2] <= FIRST_WITHIN_MS,
               "the first in-time frame after the release is not within "
               "%.0f ms of it" % FIRST_WITHIN_MS)
