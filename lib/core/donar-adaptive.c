@@ -53,6 +53,7 @@ donar_adaptive_init (DonarAdaptive * adaptive, gdouble budget,
   adaptive->stalled_frames = adaptive->stalls = adaptive->frames_withheld = 0;
   donar_fate_init (&adaptive->fate, DONAR_MAX_LINKS);
   adaptive->credit = 0;
+  adaptive->spread_copies = FALSE;
   adaptive->last_was_probe = FALSE;
   adaptive->frames_since_probe = 0;
   adaptive->prior_known = FALSE;
@@ -519,8 +520,15 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
   } else if ((adaptive->credit >= 1.0 || (trouble &&
               adaptive->credit > -MAX_CREDIT)) && (p[first].unsure ||
           trouble || adaptive->credit >= MAX_CREDIT)) {
+    guint avoid[1 + DONAR_MAX_LINKS];
+    guint n_avoid = 1;
+
+    avoid[0] = first;
+    if (adaptive->spread_copies)
+      for (guint k = 0; k < n_prev && n_avoid < G_N_ELEMENTS (avoid); k++)
+        avoid[n_avoid++] = prev[k];
     second = best_link (up & ~adaptive->over_bound, paths, &adaptive->fate,
-        p, links, 1, first);
+        p, avoid, n_avoid, first);
     if (second >= 0) {
       links[n++] = second;
       adaptive->credit -= 1.0;

@@ -48,6 +48,7 @@ typedef struct
   guint64 frames_withheld;
   /* Links seen to spike together, where tor tells nothing. */
   DonarFate fate;
+  gboolean spread_copies;       /* DonarConfig's */
 } DonarAdaptive;
 
 void donar_adaptive_init (DonarAdaptive * adaptive, gdouble budget,

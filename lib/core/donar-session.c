@@ -81,6 +81,7 @@ donar_session_new (const DonarConfig * config, DonarRole role,
       config->n_2nd, session->rand);
   donar_scheduler_init (&session->scheduler, config->policy);
   donar_adaptive_init (&session->adaptive, config->budget, config->deadline_us);
+  session->adaptive.spread_copies = config->spread_copies;
   donar_delays_init (&session->delays, config->n_links,
       config->frame_period_us, now);
   donar_paths_init (&session->paths, config->n_links);

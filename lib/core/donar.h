@@ -110,6 +110,12 @@ typedef struct
    * to ear less a frame).  A frame later than this is worth nothing, so
    * ADAPTIVE keeps no more in flight on a link than can still make it. */
   gint64 deadline_us;
+  /* ADAPTIVE: a frame's second copy avoids the previous frame's links as
+   * well as its first copy's, so that a frame and its piggybacked copy
+   * have four links where the links up allow, as DOUBLE-SEND's schedule
+   * gives them, rather than the best second link.  FALSE by default: on
+   * the model the best second link is worth more (docs/tornet.md). */
+  gboolean spread_copies;
 } DonarConfig;
 
 void donar_config_init (DonarConfig * config);

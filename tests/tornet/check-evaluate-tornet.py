@@ -197,6 +197,51 @@ def check_paired(ev):
              '[+7.68, +51.90]')
 
 
+def check_variant(script, build, keep):
+    """--variant: a made-up variant X beside ADAPTIVE budget 2 in two
+    pairs; X's calls good, budget 2's first late (2 of its 200 frames:
+    1.00 %, not successful), its second good."""
+    os.makedirs(keep)
+    calls = []
+    for i, (label, fate) in enumerate((('X', good), ('ADAPTIVE budget 2', late),
+                                       ('X', good), ('ADAPTIVE budget 2', good))):
+        name = f'round00-{label.lower().replace(" ", "-")}-{i}'
+        calls.append({'name': name, 'policy': label, 'round': 0,
+                      'tor_pair': i // 2})
+        write_log(os.path.join(keep, name + '-callee.csv'), fate())
+        write_log(os.path.join(keep, name + '-caller.csv'), good())
+    json.dump(calls, open(os.path.join(keep, 'calls.json'), 'w'))
+    json.dump({'seconds': SECONDS}, open(os.path.join(keep, 'run.json'), 'w'))
+    proc = subprocess.run(
+        [sys.executable, script, '--variant', 'X=--policy adaptive '
+         '--spread-copies', '--report-only', '--no-calibration-check',
+         '--build', build, '--keep', keep], capture_output=True, text=True)
+    if proc.returncode != 0:
+        fail(f'--variant --report-only exited {proc.returncode}: '
+             f'{proc.stderr}')
+    for needed in ('X against ADAPTIVE budget 2, in 2 pairs',
+                   'successful: 2 against 1 (both 1, only X 1, only '
+                   'ADAPTIVE budget 2 0, neither 0); difference +50.0 points',
+                   'McNemar p 1.00',
+                   'X fewer late or lost in 1 pairs, more in 0, as many in 1 '
+                   '(sign test p 1.000); % late or lost, median 0.00 against '
+                   '0.50, mean 0.00 against 0.50',
+                   'each pair: 0.00/1.00 0.00/0.00'):
+        if needed not in proc.stdout:
+            fail(f'--variant printed no {needed!r}:\n{proc.stdout}')
+    figures = json.load(open(os.path.join(keep, 'variant.json')))
+    if figures['options']['X'] != ['--policy', 'adaptive', '--spread-copies']:
+        fail(f"variant.json's options: {figures['options']}")
+    for bad in ('X', 'ADAPTIVE budget 2=--policy adaptive'):
+        proc = subprocess.run([sys.executable, script, '--variant', bad,
+                               '--report-only', '--keep', keep],
+                              capture_output=True, text=True)
+        if proc.returncode == 0 or 'evaluate-tornet: --variant' not in \
+                proc.stderr:
+            fail(f'--variant {bad!r} was not refused with a clear error: '
+                 f'{proc.returncode} {proc.stderr}')
+
+
 def main():
     script, build = sys.argv[1], sys.argv[2]
     spec = importlib.util.spec_from_file_location('evaluate_tornet', script)
@@ -302,6 +347,7 @@ def main():
         wrong = ev.check_calibration(os.path.join(tmp, 'docs2'), network)
         if wrong is None or 'missed its share targets' not in wrong:
             fail(f'the check passed a calibration that missed: {wrong}')
+        check_variant(script, build, os.path.join(tmp, 'variant'))
     print('check-evaluate-tornet: ok')
 
 

@@ -72,6 +72,7 @@ typedef struct
   gint setup_timeout_s;
   gdouble peer_timeout_s;
   gdouble budget;
+  gboolean spread_copies;
   gboolean json;
   gboolean quiet;
   gchar *frame_log;
@@ -646,6 +647,7 @@ fill_call_options (Options * o, DonarRole role, const gchar * address,
   call->on_tor_lost = on_tor_lost;
   call->engine.config.policy = DONAR_POLICY_ADAPTIVE;
   call->engine.config.budget = o->budget;
+  call->engine.config.spread_copies = o->spread_copies;
   if (o->policy && !donar_policy_from_string (o->policy,
           &call->engine.config.policy)) {
     g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -695,6 +697,9 @@ check_ranges (const Options * o, GError ** error)
     bad = "--budget: 1.0 to 2.0";
   else if (o->guards != GUARDS_UNSET && o->guards < 0)
     bad = "--guards: 0 (tor's own setting) to 12";
+  else if (o->spread_copies && o->policy != NULL &&
+      g_ascii_strcasecmp (o->policy, "adaptive") != 0)
+    bad = "--spread-copies: only with --policy adaptive";
   if (bad) {
     g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, bad);
     return FALSE;
@@ -774,6 +779,10 @@ main (int argc, char **argv)
     {"budget", 0, 0, G_OPTION_ARG_DOUBLE, &o.budget,
         "adaptive: Tor cells a frame on average, 1.0 (alternate's) to 2.0 "
           "(double-send's) (2.0)", "B"},
+    {"spread-copies", 0, 0, G_OPTION_ARG_NONE, &o.spread_copies,
+          "adaptive: a frame's second copy avoids the previous frame's links "
+          "too (4 links a frame and its piggybacked copy; docs/tornet.md)",
+        NULL},
     {"links", 0, 0, G_OPTION_ARG_INT, &o.links, "Links (12)", "N"},
     {"n1st", 0, 0, G_OPTION_ARG_INT, &o.n1st, "Links in L1ST (3)", "N"},
     {"n2nd", 0, 0, G_OPTION_ARG_INT, &o.n2nd, "Links in L2ND (3)", "N"},

@@ -9,6 +9,9 @@ beside it on the same relay parameters, and how the calls sound.
         [--scale F] [--set NAME=VALUE]... [--keep DIR] [--voice-calls K]
         [--calibrate | --no-calibration-check] [--report-only]
     build-venv/bin/python3 tools/tornet/evaluate-tornet.py --check-calibration
+    build-venv/bin/python3 tools/tornet/evaluate-tornet.py
+        --variant 'LABEL=DONAR-CALL OPTIONS' [--against 'ADAPTIVE budget 2']
+        [--calls-per-policy 24] [--keep DIR] ...
 
 First the calibration check: docs/tornet-calibration.json must hold a run
 of calibrate-tornet.py on the network this evaluation will start (the same
@@ -42,6 +45,12 @@ and the section "Over real tor": docs/evaluation-tor.md, the same between
 the markers of docs/evaluation.md, and docs/img/tornet-latency-cdf.png.
 --report-only writes them again from the run kept in --keep, running no
 call (and scoring only the calls not scored yet).
+
+--variant measures a change instead: its calls (donar-call with the
+options given) each beside a call of --against through the same pair of
+tors, --calls-per-policy pairs, on the same network; it prints the paired
+comparison (successful calls, and per frame which call of each pair had
+fewer late or lost) and writes --keep's variant.json, never the docs.
 """
 
 import argparse
@@ -54,6 +63,7 @@ import re
 import shlex
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -395,6 +405,7 @@ def measure(args, keep, network, command):
            # tornet.sh's defaults and --set, as they were when it ran
            'params': network['params'],
            'cross_flows': network['cross_flows'], 'loads': [load_average()],
+           'policies': POLICIES,
            'rounds': [], 'wall_s': None}
     manifest = []
     start = [tornet, 'start', net, '--seed', str(args.seed), '--scale',
@@ -601,7 +612,9 @@ def collect(keep, seconds):
     for c in manifest:
         base = os.path.join(keep, c['name'])
         c['result'] = call_result(base, seconds)
-        results[c['policy']].append(c['result'])
+        # A --variant run's labels are not POLICIES'.
+        results.setdefault(c['policy'], []).append(c['result'])
+        cells.setdefault(c['policy'], [])
         for side in ('caller', 'callee'):
             try:
                 rep = json.load(open(f'{base}-{side}.json'))
@@ -1188,6 +1201,61 @@ def report(args, keep, command):
     return section
 
 
+def use_variant(spec, against):
+    """--variant LABEL=OPTIONS against a policy of POLICIES: the run's
+    policies become the two, in pairs through the same tors."""
+    label, sep, options = spec.partition('=')
+    label = label.strip()
+    known = dict(POLICIES)
+    if not sep or not label or not options.strip():
+        raise SystemExit('evaluate-tornet: --variant LABEL=DONAR-CALL '
+                         'OPTIONS, as "ADAPTIVE spread=--policy adaptive '
+                         '--spread-copies"')
+    if against not in known:
+        raise SystemExit('evaluate-tornet: --against: one of '
+                         + ', '.join(known) + f', not "{against}"')
+    if label in known:
+        raise SystemExit(f'evaluate-tornet: --variant: "{label}" is a '
+                         'policy of the evaluation; name the variant apart')
+    POLICIES[:] = [(against, known[against]),
+                   (label, shlex.split(options))]
+    paired.PARTNERS = ((label, against),)
+    return label
+
+
+def variant_report(keep, seconds, variant, against):
+    """The variant against its policy, pair by pair, as text; the figures
+    also in keep/variant.json."""
+    _, _, manifest = collect(keep, seconds)
+    pairs = paired.matched(manifest)[(variant, against)]
+    f = paired.compare(pairs, judge, wilson, DEADLINE_MS)
+    shares = [(100 * paired.late_share(a['result'], DEADLINE_MS),
+               100 * paired.late_share(b['result'], DEADLINE_MS))
+              for a, b in pairs]
+    f['late_shares'] = shares
+    f['options'] = dict(POLICIES)
+    json.dump(f, open(os.path.join(keep, 'variant.json'), 'w'), indent=1)
+    if not pairs:
+        return f'{variant} against {against}: no pair with both calls set up'
+    d = f['difference']
+    pooled = [sum(x[i] for x in shares) / len(shares) for i in (0, 1)]
+    return '\n'.join([
+        f'{variant} against {against}, in {f["pairs"]} pairs through the '
+        'same tors:',
+        f'  successful: {f["both"] + f["only_a"]} against '
+        f'{f["both"] + f["only_b"]} (both {f["both"]}, only {variant} '
+        f'{f["only_a"]}, only {against} {f["only_b"]}, neither '
+        f'{f["neither"]}); difference {d[0]:+.1f} points, 95 % '
+        f'[{d[1]:+.1f}, {d[2]:+.1f}], McNemar p {f["mcnemar_p"]:.2f}',
+        f'  per frame: {variant} fewer late or lost in {f["fewer_late"]} '
+        f'pairs, more in {f["more_late"]}, as many in {f["same_late"]} '
+        f'(sign test p {f["sign_p"]:.3f}); % late or lost, median '
+        f'{statistics.median(x for x, _ in shares):.2f} against '
+        f'{statistics.median(y for _, y in shares):.2f}, mean '
+        f'{pooled[0]:.2f} against {pooled[1]:.2f}',
+        '  each pair: ' + ' '.join(f'{x:.2f}/{y:.2f}' for x, y in shares)])
+
+
 def report_command(command, keep):
     return (command.split(' tools/tornet/evaluate-tornet.py')[0]
             + ' tools/tornet/evaluate-tornet.py --report-only --keep '
@@ -1237,10 +1305,20 @@ def main():
                    help='only check the calibration: exit 1 if it is '
                    'missing or missed its share targets')
     p.add_argument('--no-calibration-check', action='store_true')
+    p.add_argument('--variant', metavar='LABEL=OPTIONS',
+                   help='measure a variant instead of the evaluation: '
+                   'calls with these donar-call options, each beside a call '
+                   'of --against through the same tors; prints the paired '
+                   'comparison and writes keep/variant.json, not the docs')
+    p.add_argument('--against', default='ADAPTIVE budget 2',
+                   help="the variant's partner, a policy of the evaluation "
+                   '(ADAPTIVE budget 2)')
     p.add_argument('--report-only', action='store_true',
                    help='no calls: the section again from the run kept in '
                    '--keep (its calls, length and network as they were run)')
     args = p.parse_args()
+    variant = use_variant(args.variant, args.against) if args.variant \
+        else None
     python = os.path.relpath(sys.executable, ROOT)
     python = python if not python.startswith('..') else sys.executable
     command = ' '.join([python, 'tools/tornet/evaluate-tornet.py']
@@ -1287,6 +1365,10 @@ def main():
                 f'{len(POLICIES)}: the rounds will not have as many calls '
                 'of each policy')
         measure(args, keep, network, command)
+    if variant:
+        run = json.load(open(os.path.join(keep, 'run.json')))
+        print(variant_report(keep, run['seconds'], variant, args.against))
+        return 0
     print(report(args, keep, command))
     return 0
 

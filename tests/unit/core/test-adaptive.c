@@ -71,6 +71,68 @@ test_copies_share_no_relay (void)
   g_rand_free (rand);
 }
 
+/* Four links with no relay known, 100 to 130 ms; the first 24 frames in
+ * one copy each (the credit saving up), then two.  Worked out by hand:
+ * frame 23 went on link 1, so frame 24's first copy is link 0; its second
+ * copy is the best link after 0, link 1, the previous frame's, unless
+ * spread_copies keeps it off the previous frame's links too: then 2, and
+ * from there on every frame's two copies avoid the two of the frame
+ * before, {1, 3} after {0, 2}, four links for a frame and its
+ * piggybacked copy. */
+static void
+pick_with_credit (gboolean spread, guint frame, guint * links, guint * prev,
+    guint * n_prev)
+{
+  DonarAdaptive adaptive;
+  DonarDelays delays;
+  DonarGroups groups;
+  DonarPaths paths;
+  GRand *rand = g_rand_new_with_seed (1);
+  guint n = 0;
+
+  donar_groups_init (&groups, 4, 1, 1, rand);
+  donar_paths_init (&paths, 4);
+  for (guint link = 0; link < 4; link++)
+    donar_groups_link_up (&groups, link);
+  donar_delays_init (&delays, 4, PERIOD, 0);
+  donar_adaptive_init (&adaptive, 2.0, 360 * MS);
+  adaptive.spread_copies = spread;
+  *n_prev = 0;
+  for (guint f = 0; f <= frame; f++) {
+    guint32 peer_ms = 1000 + 40 * f;
+
+    if (f > 0) {
+      memcpy (prev, links, n * sizeof links[0]);
+      *n_prev = n;
+    }
+    hear_all (&delays, peer_ms);
+    n = donar_adaptive_pick (&adaptive, &delays, &groups, &paths, prev,
+        *n_prev, (peer_ms + 200) * (gint64) MS, links);
+    g_assert_cmpuint (n, ==, f < 24 ? 1 : 2);
+  }
+  g_rand_free (rand);
+}
+
+static void
+test_spread_copies (void)
+{
+  static const guint spread[4][2] = { {0, 2}, {1, 3}, {0, 2}, {1, 3} };
+  guint links[2], prev[2], n_prev;
+
+  pick_with_credit (FALSE, 24, links, prev, &n_prev);
+  g_assert_cmpuint (n_prev, ==, 1);
+  g_assert_cmpuint (prev[0], ==, 1);
+  g_assert_cmpuint (links[0], ==, 0);
+  g_assert_cmpuint (links[1], ==, 1);
+  for (guint f = 24; f < 28; f++) {
+    pick_with_credit (TRUE, f, links, prev, &n_prev);
+    g_assert_cmpuint (links[0], ==, spread[f - 24][0]);
+    g_assert_cmpuint (links[1], ==, spread[f - 24][1]);
+    for (guint k = 0; k < n_prev; k++)
+      g_assert_true (links[0] != prev[k] && links[1] != prev[k]);
+  }
+}
+
 /* Two sessions over four links of fixed one-way delays, in 1 ms steps:
  * each record arrives after its link's delay, and never before the one
  * sent ahead of it on the same link and direction. */
@@ -418,6 +480,7 @@ main (int argc, char **argv)
   g_test_add_func ("/adaptive/copies-share-no-relay",
       test_copies_share_no_relay);
   g_test_add_func ("/adaptive/slow-link-left", test_slow_link_left);
+  g_test_add_func ("/adaptive/spread-copies", test_spread_copies);
   g_test_add_func ("/adaptive/every-link-probed", test_every_link_probed);
   g_test_add_func ("/adaptive/loaded-guard-at-start",
       test_loaded_guard_at_start);
