@@ -1238,7 +1238,7 @@ def variant_report(keep, seconds, variant, against):
     if not pairs:
         return f'{variant} against {against}: no pair with both calls set up'
     d = f['difference']
-    pooled = [sum(x[i] for x in shares) / len(shares) for i in (0, 1)]
+    mean = [sum(x[i] for x in shares) / len(shares) for i in (0, 1)]
     return '\n'.join([
         f'{variant} against {against}, in {f["pairs"]} pairs through the '
         'same tors:',
@@ -1252,7 +1252,7 @@ def variant_report(keep, seconds, variant, against):
         f'(sign test p {f["sign_p"]:.3f}); % late or lost, median '
         f'{statistics.median(x for x, _ in shares):.2f} against '
         f'{statistics.median(y for _, y in shares):.2f}, mean '
-        f'{pooled[0]:.2f} against {pooled[1]:.2f}',
+        f'{mean[0]:.2f} against {mean[1]:.2f}',
         '  each pair: ' + ' '.join(f'{x:.2f}/{y:.2f}' for x, y in shares)])
 
 
@@ -1289,7 +1289,10 @@ def main():
     p.add_argument('--cross-flows', type=int, default=None,
                    help="bulk flows through each cross guard (default: "
                    "tornet.sh's)")
-    p.add_argument('--keep', default=os.path.join(ROOT, 'build', 'tornet-eval'))
+    p.add_argument('--keep', default=None,
+                   help='the calls kept (build/tornet-eval; with --variant '
+                   'build/tornet-variant, so that a variant never wipes the '
+                   "evaluation's)")
     p.add_argument('--docs', default=os.path.join(ROOT, 'docs'))
     p.add_argument('--voice-calls', type=int, default=None, metavar='K',
                    help='score the voice of the first K calls of each policy '
@@ -1324,7 +1327,8 @@ def main():
     command = ' '.join([python, 'tools/tornet/evaluate-tornet.py']
                        + [shlex.quote(a) for a in sys.argv[1:]
                           if a not in ('--report-only', '--calibrate')])
-    keep = os.path.abspath(args.keep)
+    keep = os.path.abspath(args.keep or os.path.join(
+        ROOT, 'build', 'tornet-variant' if variant else 'tornet-eval'))
     defaults = tornet_defaults()
     network = {'scale': defaults['scale'] if args.scale is None else args.scale,
                'cross_flows': (defaults['cross_flows'] if args.cross_flows
