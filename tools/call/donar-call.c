@@ -656,6 +656,12 @@ fill_call_options (Options * o, DonarRole role, const gchar * address,
     donar_call_options_clear (call);
     return FALSE;
   }
+  if (o->spread_copies && call->engine.config.policy != DONAR_POLICY_ADAPTIVE) {
+    g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+        "--spread-copies: only with --policy adaptive");
+    donar_call_options_clear (call);
+    return FALSE;
+  }
   /* One frame and its header in a cell: the header depends on the links
    * and on what the policy sends (docs/protocol.md). */
   if ((gsize) o->frame_bytes > DONAR_CELL_PAYLOAD -
@@ -697,9 +703,6 @@ check_ranges (const Options * o, GError ** error)
     bad = "--budget: 1.0 to 2.0";
   else if (o->guards != GUARDS_UNSET && o->guards < 0)
     bad = "--guards: 0 (tor's own setting) to 12";
-  else if (o->spread_copies && o->policy != NULL &&
-      g_ascii_strcasecmp (o->policy, "adaptive") != 0)
-    bad = "--spread-copies: only with --policy adaptive";
   if (bad) {
     g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, bad);
     return FALSE;

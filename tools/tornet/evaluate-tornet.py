@@ -1229,9 +1229,7 @@ def variant_report(keep, seconds, variant, against):
     _, _, manifest = collect(keep, seconds)
     pairs = paired.matched(manifest)[(variant, against)]
     f = paired.compare(pairs, judge, wilson, DEADLINE_MS)
-    shares = [(100 * paired.late_share(a['result'], DEADLINE_MS),
-               100 * paired.late_share(b['result'], DEADLINE_MS))
-              for a, b in pairs]
+    shares = paired.pair_shares(pairs, DEADLINE_MS)
     f['late_shares'] = shares
     f['options'] = dict(POLICIES)
     json.dump(f, open(os.path.join(keep, 'variant.json'), 'w'), indent=1)

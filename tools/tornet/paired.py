@@ -122,6 +122,12 @@ def late_share(result, deadline_ms):
     return late / len(frames) if frames else 0.0
 
 
+def pair_shares(pairs, deadline_ms):
+    """Each pair's % of frames late or lost, a's and b's."""
+    return [(100 * late_share(ca['result'], deadline_ms),
+             100 * late_share(cb['result'], deadline_ms)) for ca, cb in pairs]
+
+
 def compare(pairs, judge, wilson, deadline_ms):
     """What the pairs of one partnership say: the 2 x 2 table of successful
     calls, its difference and interval, McNemar's p; and per frame, in how
@@ -192,9 +198,7 @@ def main():
     run = json.load(open(os.path.join(keep, 'run.json')))
     _, _, manifest = ev.collect(keep, run['seconds'])
     for (a, b), pairs in matched(manifest).items():
-        shares = [(100 * late_share(ca['result'], ev.DEADLINE_MS),
-                   100 * late_share(cb['result'], ev.DEADLINE_MS))
-                  for ca, cb in pairs]
+        shares = pair_shares(pairs, ev.DEADLINE_MS)
         if not shares:
             continue
         print(f'{a} against {b}, % of frames late or lost: median '
