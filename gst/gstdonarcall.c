@@ -25,6 +25,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_donar_call_debug);
 #define DEFAULT_POLICY DONAR_POLICY_ADAPTIVE
 #define DEFAULT_BUDGET 2.0
 #define DEFAULT_REDUNDANCY 1
+#define DEFAULT_SPREAD_COPIES TRUE
 #define DEFAULT_SECURITY DONAR_TOR_SECURITY_DEFAULT
 #define DEFAULT_PEER_TIMEOUT 60
 #define DEFAULT_GUARDS DONAR_CALL_DEFAULT_GUARDS
@@ -215,6 +216,12 @@ gst_donar_call_install_properties (GObjectClass * klass, guint first)
           "Previous frames piggybacked on each frame", 0, 8,
           DEFAULT_REDUNDANCY, flags));
   g_object_class_install_property (klass,
+      first + GST_DONAR_CALL_PROP_SPREAD_COPIES,
+      g_param_spec_boolean ("spread-copies", "Spread copies",
+          "adaptive: a frame's second copy avoids the previous frame's links "
+          "too, so that a frame and its piggybacked copy cross 4 links",
+          DEFAULT_SPREAD_COPIES, flags));
+  g_object_class_install_property (klass,
       first + GST_DONAR_CALL_PROP_SECURITY,
       g_param_spec_enum ("security", "Security",
           "The configuration of a tor we launch (docs/security.md)",
@@ -341,6 +348,7 @@ gst_donar_call_client_init (GstDonarCallClient * client, GstElement * element)
   s->policy = DEFAULT_POLICY;
   s->budget = DEFAULT_BUDGET;
   s->redundancy = DEFAULT_REDUNDANCY;
+  s->spread_copies = DEFAULT_SPREAD_COPIES;
   s->security = DEFAULT_SECURITY;
   s->peer_timeout = DEFAULT_PEER_TIMEOUT;
   s->guards = DEFAULT_GUARDS;
@@ -426,6 +434,9 @@ gst_donar_call_settings_set (GstDonarCallSettings * s, guint prop_id,
       break;
     case GST_DONAR_CALL_PROP_REDUNDANCY:
       s->redundancy = g_value_get_uint (value);
+      break;
+    case GST_DONAR_CALL_PROP_SPREAD_COPIES:
+      s->spread_copies = g_value_get_boolean (value);
       break;
     case GST_DONAR_CALL_PROP_SECURITY:
       s->security = g_value_get_enum (value);
@@ -542,6 +553,9 @@ gst_donar_call_settings_get (const GstDonarCallSettings * s, guint prop_id,
       break;
     case GST_DONAR_CALL_PROP_REDUNDANCY:
       g_value_set_uint (value, s->redundancy);
+      break;
+    case GST_DONAR_CALL_PROP_SPREAD_COPIES:
+      g_value_set_boolean (value, s->spread_copies);
       break;
     case GST_DONAR_CALL_PROP_SECURITY:
       g_value_set_enum (value, s->security);
@@ -1093,6 +1107,7 @@ fill_options (GstDonarCall * call, const GstDonarCallSettings * s,
   o->engine.config.policy = s->policy;
   o->engine.config.budget = s->budget;
   o->engine.config.redundancy = s->redundancy;
+  o->engine.config.spread_copies = s->spread_copies;
   o->engine.peer_timeout_us = (gint64) s->peer_timeout * G_USEC_PER_SEC;
   call->n_links = s->links;
   call->answered = !callee || s->auto_answer;

@@ -32,6 +32,7 @@ typedef struct
   guint window;                 /* ms */
   DonarPolicy policy;
   gdouble budget;               /* adaptive: messages a frame */
+  gboolean spread_copies;       /* adaptive */
   guint redundancy;
   DonarTorSecurity security;
   gboolean client_auth;
@@ -107,6 +108,7 @@ enum
   GST_DONAR_CALL_PROP_POLICY,
   GST_DONAR_CALL_PROP_BUDGET,
   GST_DONAR_CALL_PROP_REDUNDANCY,
+  GST_DONAR_CALL_PROP_SPREAD_COPIES,
   GST_DONAR_CALL_PROP_SECURITY,
   GST_DONAR_CALL_PROP_CLIENT_AUTH,
   GST_DONAR_CALL_PROP_STATS,

@@ -28,7 +28,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_donar_uri_debug);
 static const gchar *const uri_params[] = {
   "call", "tor-control", "tor-socks", "tor-socks-path", "tor-cookie-file",
   "setup-timeout", "guards", "security", "links", "n1st", "n2nd", "window",
-  "policy", "budget", "redundancy", "peer-timeout", "client-auth",
+  "policy", "budget", "spread-copies", "redundancy", "peer-timeout",
+      "client-auth",
   "key-file", "client-auth-dir", "address-file", "stats-interval", NULL
 };
 

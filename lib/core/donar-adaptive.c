@@ -53,7 +53,7 @@ donar_adaptive_init (DonarAdaptive * adaptive, gdouble budget,
   adaptive->stalled_frames = adaptive->stalls = adaptive->frames_withheld = 0;
   donar_fate_init (&adaptive->fate, DONAR_MAX_LINKS);
   adaptive->credit = 0;
-  adaptive->spread_copies = FALSE;
+  adaptive->spread_copies = TRUE;
   adaptive->last_was_probe = FALSE;
   adaptive->frames_since_probe = 0;
   adaptive->prior_known = FALSE;

@@ -25,7 +25,7 @@ donar_config_init (DonarConfig * config)
   config->seed = 0;
   config->budget = 2.0;
   config->deadline_us = 360 * 1000;
-  config->spread_copies = FALSE;
+  config->spread_copies = TRUE;
 }
 
 guint

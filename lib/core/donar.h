@@ -113,8 +113,10 @@ typedef struct
   /* ADAPTIVE: a frame's second copy avoids the previous frame's links as
    * well as its first copy's, so that a frame and its piggybacked copy
    * have four links where the links up allow, as DOUBLE-SEND's schedule
-   * gives them, rather than the best second link.  FALSE by default: on
-   * the model the best second link is worth more (docs/tornet.md). */
+   * gives them, rather than the best second link.  TRUE by default: over
+   * real tor, links share fate through relays no end can see, and four
+   * links beat the best second link (docs/tornet.md, *A variant in
+   * pairs*). */
   gboolean spread_copies;
 } DonarConfig;
 

@@ -240,14 +240,15 @@ test_properties (void)
     guint tor_socks, links, n1st, n2nd, window, redundancy, interval, guards;
     gint policy, security;
     gdouble budget;
-    gboolean callee;
+    gboolean callee, spread;
     GstStructure *stats;
 
     g_assert_nonnull (e);
     g_object_get (e, "links", &links, "n1st", &n1st, "n2nd", &n2nd,
         "window", &window, "redundancy", &redundancy, "policy", &policy,
         "budget", &budget, "address", &address, "stats-interval", &interval,
-        "tor-socks-path", &tor_socks_path, "guards", &guards, NULL);
+        "tor-socks-path", &tor_socks_path, "guards", &guards,
+        "spread-copies", &spread, NULL);
     g_assert_cmpuint (links, ==, 12);
     /* Seed 000's Default configuration: 2 guards a side. */
     g_assert_cmpuint (guards, ==, 2);
@@ -258,6 +259,8 @@ test_properties (void)
     /* ADAPTIVE at DOUBLE-SEND's cells, by default. */
     g_assert_cmpstr (policy_nick (e, policy), ==, "adaptive");
     g_assert_cmpfloat (budget, ==, 2.0);
+    /* A frame and its piggybacked copy on four links (docs/protocol.md). */
+    g_assert_true (spread);
     g_assert_cmpuint (interval, ==, 0);
     g_assert_cmpstr (address, ==, "");
     g_free (address);

@@ -22,7 +22,8 @@
 #define EVERY_PARAMETER "call=c1&tor-control=9051&tor-socks=9050&" \
   "tor-socks-path=/run/tor/socks&tor-cookie-file=/run/tor/control.authcookie&" \
   "setup-timeout=30&guards=4&security=1way&links=6&n1st=2&n2nd=1&" \
-  "window=1000&policy=double-send&budget=1.5&redundancy=2&" \
+  "window=1000&policy=double-send&budget=1.5&spread-copies=false&" \
+  "redundancy=2&" \
   "peer-timeout=20&client-auth=true&key-file=callee.key&" \
   "client-auth-dir=contacts&address-file=address.txt&stats-interval=500"
 
@@ -69,17 +70,17 @@ check_every_parameter (GstURIType type)
   gchar *address_file, *address;
   guint socks, setup, guards, links, n1st, n2nd, window, redundancy, peer;
   guint interval;
-  gboolean callee, client_auth;
+  gboolean callee, client_auth, spread;
   gdouble budget;
 
   g_object_get (e, "callee", &callee, "address", &address, "call", &call,
       "tor-control", &tor_control, "tor-socks", &socks, "tor-socks-path",
       &socks_path, "tor-cookie-file", &cookie, "setup-timeout", &setup,
       "guards", &guards, "links", &links, "n1st", &n1st, "n2nd", &n2nd,
-      "window", &window, "budget", &budget, "redundancy", &redundancy,
-      "peer-timeout", &peer, "client-auth", &client_auth, "key-file",
-      &key_file, "client-auth-dir", &contacts, "address-file", &address_file,
-      "stats-interval", &interval, NULL);
+      "window", &window, "budget", &budget, "spread-copies", &spread,
+      "redundancy", &redundancy, "peer-timeout", &peer, "client-auth",
+      &client_auth, "key-file", &key_file, "client-auth-dir", &contacts,
+      "address-file", &address_file, "stats-interval", &interval, NULL);
   g_assert_true (callee);
   g_assert_cmpstr (address, ==, "");
   g_assert_cmpstr (call, ==, "c1");
@@ -94,6 +95,7 @@ check_every_parameter (GstURIType type)
   g_assert_cmpuint (n2nd, ==, 1);
   g_assert_cmpuint (window, ==, 1000);
   g_assert_cmpfloat (budget, ==, 1.5);
+  g_assert_false (spread);
   g_assert_cmpuint (redundancy, ==, 2);
   g_assert_cmpuint (peer, ==, 20);
   g_assert_true (client_auth);

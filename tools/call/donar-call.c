@@ -73,6 +73,7 @@ typedef struct
   gdouble peer_timeout_s;
   gdouble budget;
   gboolean spread_copies;
+  gboolean no_spread_copies;
   gboolean json;
   gboolean quiet;
   gchar *frame_log;
@@ -647,7 +648,8 @@ fill_call_options (Options * o, DonarRole role, const gchar * address,
   call->on_tor_lost = on_tor_lost;
   call->engine.config.policy = DONAR_POLICY_ADAPTIVE;
   call->engine.config.budget = o->budget;
-  call->engine.config.spread_copies = o->spread_copies;
+  if (o->no_spread_copies)
+    call->engine.config.spread_copies = FALSE;
   if (o->policy && !donar_policy_from_string (o->policy,
           &call->engine.config.policy)) {
     g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -656,9 +658,17 @@ fill_call_options (Options * o, DonarRole role, const gchar * address,
     donar_call_options_clear (call);
     return FALSE;
   }
-  if (o->spread_copies && call->engine.config.policy != DONAR_POLICY_ADAPTIVE) {
+  if ((o->spread_copies || o->no_spread_copies) &&
+      call->engine.config.policy != DONAR_POLICY_ADAPTIVE) {
     g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-        "--spread-copies: only with --policy adaptive");
+        o->spread_copies ? "--spread-copies: only with --policy adaptive" :
+        "--no-spread-copies: only with --policy adaptive");
+    donar_call_options_clear (call);
+    return FALSE;
+  }
+  if (o->spread_copies && o->no_spread_copies) {
+    g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+        "--spread-copies and --no-spread-copies: one or the other");
     donar_call_options_clear (call);
     return FALSE;
   }
@@ -783,9 +793,11 @@ main (int argc, char **argv)
         "adaptive: Tor cells a frame on average, 1.0 (alternate's) to 2.0 "
           "(double-send's) (2.0)", "B"},
     {"spread-copies", 0, 0, G_OPTION_ARG_NONE, &o.spread_copies,
-          "adaptive: a frame's second copy avoids the previous frame's links "
-          "too (4 links a frame and its piggybacked copy; docs/tornet.md)",
-        NULL},
+        "adaptive: a frame's second copy avoids the previous frame's links "
+          "too, 4 links a frame and its piggybacked copy (default)", NULL},
+    {"no-spread-copies", 0, 0, G_OPTION_ARG_NONE, &o.no_spread_copies,
+        "adaptive: a frame's second copy on the best link apart from its "
+          "first copy's, which may be the previous frame's", NULL},
     {"links", 0, 0, G_OPTION_ARG_INT, &o.links, "Links (12)", "N"},
     {"n1st", 0, 0, G_OPTION_ARG_INT, &o.n1st, "Links in L1ST (3)", "N"},
     {"n2nd", 0, 0, G_OPTION_ARG_INT, &o.n2nd, "Links in L2ND (3)", "N"},

@@ -99,7 +99,7 @@ main (int argc, char **argv)
   gint jobs = 0, deadline_ms = 360, drop_after_ms = 1000, alarm_frames = 8;
   gdouble duration = 300, budget = 2.0;
   gint64 seed = 1;
-  gboolean json = FALSE, spread_copies = FALSE;
+  gboolean json = FALSE, spread_copies = FALSE, no_spread_copies = FALSE;
   GOptionEntry entries[] = {
     {"policy", 0, 0, G_OPTION_ARG_STRING, &policy,
         "simple, torfone, alternate, double-send, adaptive or oracle "
@@ -108,8 +108,12 @@ main (int argc, char **argv)
         "adaptive: messages a frame on average, 1.0 (ALTERNATE's cells/s) "
           "to 2.0 (DOUBLE-SEND's) (2.0)", "B"},
     {"spread-copies", 0, 0, G_OPTION_ARG_NONE, &spread_copies,
-        "adaptive: a frame's second copy avoids the previous frame's "
-          "links too (4 links a frame and its piggybacked copy)", NULL},
+          "adaptive: a frame's second copy avoids the previous frame's "
+          "links too, 4 links a frame and its piggybacked copy (default)",
+        NULL},
+    {"no-spread-copies", 0, 0, G_OPTION_ARG_NONE, &no_spread_copies,
+        "adaptive: a frame's second copy on the best link apart from its "
+          "first copy's, which may be the previous frame's", NULL},
     {"paths", 0, 0, G_OPTION_ARG_STRING, &paths,
         "adaptive: which sides learn their guard on each link from tor: "
           "own (each its half), caller (only the caller, as the link engine "
@@ -256,7 +260,7 @@ main (int argc, char **argv)
   s->config.redundancy = redundancy;
   s->config.alarm_frames = alarm_frames;
   s->config.budget = budget;
-  s->config.spread_copies = spread_copies;
+  s->config.spread_copies = !no_spread_copies;
   if (paths == NULL || g_strcmp0 (paths, "own") == 0)
     s->paths = SIM_PATHS_OWN;
   else if (g_strcmp0 (paths, "caller") == 0)
@@ -269,6 +273,12 @@ main (int argc, char **argv)
     ok = ok && fail ("--budget: from 1.0 to 2.0");
   if (spread_copies && (s->oracle || s->config.policy != DONAR_POLICY_ADAPTIVE))
     ok = ok && fail ("--spread-copies: only with --policy adaptive");
+  if (no_spread_copies && (s->oracle ||
+          s->config.policy != DONAR_POLICY_ADAPTIVE))
+    ok = ok && fail ("--no-spread-copies: only with --policy adaptive");
+  if (spread_copies && no_spread_copies)
+    ok = ok && fail ("--spread-copies and --no-spread-copies: one or the "
+        "other");
   if (!ok)
     return 2;
   if (donar_config_validate (&s->config) != DONAR_OK) {

@@ -17,12 +17,19 @@ hear_all (DonarDelays * d, guint32 peer_ms)
         ((gint64) peer_ms + 100 + 10 * link) * MS);
 }
 
+/* Links 0 and 1 cross relay A, links 2 and 3 relay B.  Without
+ * spread_copies a frame's two copies never share a relay.  With it (the
+ * default) the second copy also keeps off the previous frame's links, and
+ * every link left shares a relay with the first copy or the previous
+ * frame's: the cheapest of them wins, so a frame's two copies cross one
+ * relay and its piggybacked copy the other. */
 static void
-test_copies_share_no_relay (void)
+copies_on_two_relays (gboolean spread)
 {
-  /* Links 0 and 1 cross relay A, links 2 and 3 relay B. */
   static const guint64 relay_a = 0xa, relay_b = 0xb;
-  static const guint expected[4][2] = { {0, 2}, {1, 2}, {0, 2}, {1, 2} };
+  static const guint best[4][2] = { {0, 2}, {1, 2}, {0, 2}, {1, 2} };
+  static const guint spread_out[4][2] = { {0, 1}, {2, 3}, {0, 1}, {2, 3} };
+  const guint (*expected)[2] = spread ? spread_out : best;
   DonarAdaptive adaptive;
   DonarDelays delays;
   DonarGroups groups;
@@ -40,6 +47,8 @@ test_copies_share_no_relay (void)
   g_assert_false (donar_paths_share (&paths, 1, 2));
   donar_delays_init (&delays, 4, PERIOD, 0);
   donar_adaptive_init (&adaptive, 2.0, 360 * MS);
+  g_assert_true (adaptive.spread_copies);
+  adaptive.spread_copies = spread;
 
   for (guint f = 0; f < 28; f++) {
     guint32 peer_ms = 1000 + 40 * f;
@@ -56,19 +65,36 @@ test_copies_share_no_relay (void)
       g_assert_cmpuint (n, ==, 1);
       g_assert_cmpuint (links[0], ==, f % 2 == 0 ? 0 : 2);
     } else {
-      /* Credit full: two copies a frame, never on links that share a
-       * relay.  After {0, 2}, both are the previous frame's: 1 (10 + 100,
-       * shares A with 0) beats 3 (30 + 100, shares B with 2); its second
-       * copy is 2 (20) rather than 0 (0 + 100, relay A). */
+      /* Credit full: two copies a frame.  Without spreading: after
+       * {0, 2}, both are the previous frame's: 1 (10 + 100, shares A with
+       * 0) beats 3 (30 + 100, shares B with 2); its second copy is 2 (20)
+       * rather than 0 (0 + 100, relay A).  Spreading: after frame 23 on 2,
+       * frame 24's first copy is 0, and its second 1 (10 + 100, relay A)
+       * rather than 3 (30 + 100, relay B as frame 23); then 2 (20) and 3
+       * (30 + 100), off the links of {0, 1}. */
       g_assert_cmpuint (n, ==, 2);
       g_assert_cmpuint (links[0], ==, expected[f - 24][0]);
       g_assert_cmpuint (links[1], ==, expected[f - 24][1]);
-      g_assert_false (donar_paths_share (&paths, links[0], links[1]));
+      g_assert_true (donar_paths_share (&paths, links[0], links[1]) == spread);
+      if (spread)
+        g_assert_false (donar_paths_share (&paths, links[0], prev[0]));
     }
     memcpy (prev, links, n * sizeof links[0]);
     n_prev = n;
   }
   g_rand_free (rand);
+}
+
+static void
+test_copies_share_no_relay (void)
+{
+  copies_on_two_relays (FALSE);
+}
+
+static void
+test_spread_copies_across_relays (void)
+{
+  copies_on_two_relays (TRUE);
 }
 
 /* Four links with no relay known, 100 to 130 ms; the first 24 frames in
@@ -481,6 +507,8 @@ main (int argc, char **argv)
       test_copies_share_no_relay);
   g_test_add_func ("/adaptive/slow-link-left", test_slow_link_left);
   g_test_add_func ("/adaptive/spread-copies", test_spread_copies);
+  g_test_add_func ("/adaptive/spread-copies-across-relays",
+      test_spread_copies_across_relays);
   g_test_add_func ("/adaptive/every-link-probed", test_every_link_probed);
   g_test_add_func ("/adaptive/loaded-guard-at-start",
       test_loaded_guard_at_start);
