@@ -211,7 +211,11 @@ def check_variant(script, build, keep):
         write_log(os.path.join(keep, name + '-callee.csv'), fate())
         write_log(os.path.join(keep, name + '-caller.csv'), good())
     json.dump(calls, open(os.path.join(keep, 'calls.json'), 'w'))
-    json.dump({'seconds': SECONDS}, open(os.path.join(keep, 'run.json'), 'w'))
+    # As --variant writes it: the policy, then the variant.
+    json.dump({'seconds': SECONDS, 'policies': [
+        ['ADAPTIVE budget 2', ['--policy', 'adaptive', '--budget', '2']],
+        ['X', ['--policy', 'adaptive', '--spread-copies']]]},
+        open(os.path.join(keep, 'run.json'), 'w'))
     proc = subprocess.run(
         [sys.executable, script, '--variant', 'X=--policy adaptive '
          '--spread-copies', '--report-only', '--no-calibration-check',
@@ -232,6 +236,15 @@ def check_variant(script, build, keep):
     figures = json.load(open(os.path.join(keep, 'variant.json')))
     if figures['options']['X'] != ['--policy', 'adaptive', '--spread-copies']:
         fail(f"variant.json's options: {figures['options']}")
+    # paired.py reads the pairs of the variant from run.json.
+    proc = subprocess.run(
+        [sys.executable, os.path.join(os.path.dirname(script), 'paired.py'),
+         keep], capture_output=True, text=True)
+    needed = ('X against ADAPTIVE budget 2, % of frames late or lost: median '
+              '0.00 against 0.50\n  0.00/1.00 0.00/0.00\n')
+    if proc.returncode != 0 or proc.stdout != needed:
+        fail(f'paired.py on a --variant run: {proc.returncode} '
+             f'{proc.stdout!r} {proc.stderr}, not {needed!r}')
     for bad in ('X', 'ADAPTIVE budget 2=--policy adaptive'):
         proc = subprocess.run([sys.executable, script, '--variant', bad,
                                '--report-only', '--keep', keep],

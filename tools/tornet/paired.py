@@ -183,7 +183,9 @@ def table(manifest, judge, wilson, deadline_ms):
 
 def main():
     """python3 tools/tornet/paired.py [KEEP]: each pair's share of frames
-    late or lost, a's and b's, and their medians, from a kept run."""
+    late or lost, a's and b's, and their medians, from a kept run (of
+    evaluate-tornet.py --variant too: the variant against its policy)."""
+    global PARTNERS
     import importlib.util
     import os
     import statistics
@@ -196,6 +198,10 @@ def main():
     ev = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ev)
     run = json.load(open(os.path.join(keep, 'run.json')))
+    labels = [label for label, _ in run.get('policies', [])]
+    if len(labels) == 2:
+        # --variant runs its policy and the variant, in that order.
+        PARTNERS = ((labels[1], labels[0]),)
     _, _, manifest = ev.collect(keep, run['seconds'])
     for (a, b), pairs in matched(manifest).items():
         shares = pair_shares(pairs, ev.DEADLINE_MS)
