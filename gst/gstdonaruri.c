@@ -29,8 +29,8 @@ static const gchar *const uri_params[] = {
   "call", "tor-control", "tor-socks", "tor-socks-path", "tor-cookie-file",
   "setup-timeout", "guards", "security", "links", "n1st", "n2nd", "window",
   "policy", "budget", "spread-copies", "redundancy", "peer-timeout",
-      "client-auth",
-  "key-file", "client-auth-dir", "address-file", "stats-interval", NULL
+  "client-auth", "key-file", "client-auth-dir", "address-file",
+  "stats-interval", NULL
 };
 
 typedef struct
