@@ -74,9 +74,9 @@ def call(top, build, *args, stall=False, newest=None):
         raise SystemExit(f"{cmd[0]} exited {proc.returncode}")
     if stall:
         print(f"# the stall: {replies}", flush=True)
-        wanted = f"250 STALLED={newest}" if newest else "250 STALLED="
-        if len(replies) != 2 or not replies[1].startswith(wanted) or \
-                replies[1] == "250 STALLED=0":
+        m = re.fullmatch(r"250 STALLED=(\d+)", replies[-1])
+        stalled = int(m.group(1)) if m and len(replies) == 2 else 0
+        if stalled == 0 or (newest is not None and stalled != newest):
             raise SystemExit(f"the stall did not take: {replies}")
     result = json.loads(out)
     print("# " + json.dumps({k: result.get(k) for k in (
