@@ -630,7 +630,7 @@ def run_sim(build, options, calls, seconds, seed, sets, keep, label):
     os.makedirs(d, exist_ok=True)
     cmd = [os.path.join(build, 'tools', 'donar-sim'), '--calls', str(calls),
            '--duration', str(seconds), '--seed', str(seed), '--json',
-           '--frame-log', d] + options
+           '--frame-log', d, '--send-log', d] + options
     # ADAPTIVE in the model knows each side's own half of every link, as
     # the product over tor does: the caller from its streams' circuits, the
     # callee from its rendezvous circuits (docs/protocol.md, *Paths*);
@@ -1041,7 +1041,8 @@ def render(run, network, facts, calibration_lines, tor, sim, sim_commands,
         '(caller to callee) and `-caller.csv`, send logs `-caller-sends.csv` '
         'and `-callee-sends.csv`, circuits '
         '`round<R>-circuits.txt`, the calls `calls.json`, the run '
-        '`run.json`, voice `voice/`, donar-sim `sim-<policy>/`.']
+        '`run.json`, voice `voice/`, donar-sim `sim-<policy>/` (its frame '
+        'and send logs).']
     return '\n'.join(lines) + '\n'
 
 
