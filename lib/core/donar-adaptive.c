@@ -146,7 +146,10 @@ listed (guint link, const guint * list, guint n)
   return FALSE;
 }
 
-/* The up link known of the longest ago, other than avoid[]; -1 if none. */
+/* The up link known of the longest ago, other than avoid[]; -1 if none.
+ * Of links known of equally long ago (those known of nothing, above all)
+ * the one sent on the longest ago: link order would probe the first of
+ * them again and again, the others never. */
 static gint
 stalest_link (const DonarGroups * groups, const Prediction * p,
     const guint * avoid, guint n_avoid)
@@ -155,7 +158,9 @@ stalest_link (const DonarGroups * groups, const Prediction * p,
 
   for (guint link = 0; link < groups->n_links; link++)
     if (groups->up[link] && !listed (link, avoid, n_avoid) &&
-        (stalest < 0 || p[link].fresh < p[stalest].fresh))
+        (stalest < 0 || p[link].fresh < p[stalest].fresh ||
+            (p[link].fresh == p[stalest].fresh &&
+                groups->last_used[link] < groups->last_used[stalest])))
       stalest = link;
   return stalest;
 }

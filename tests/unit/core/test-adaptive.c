@@ -199,6 +199,7 @@ struct _Net
    * longest it went without since the first frame. */
   gint64 last_data[LINKS];
   gint64 longest_gap[LINKS];
+  guint data_sent[LINKS];
   guint delivered;
   /* When each of the caller's first frames reached the callee (the first
    * frame's sequence number is drawn at random). */
@@ -243,6 +244,7 @@ on_send (gpointer user_data, guint link, const guint8 * record, gsize length)
     net->longest_gap[link] = MAX (net->longest_gap[link],
         net->now - net->last_data[link]);
     net->last_data[link] = net->now;
+    net->data_sent[link]++;
   }
   /* The caller's DATA records on link 0. */
   if (side == 0 && link == 0 && record[3] == DONAR_WIRE_TYPE_DATA) {
@@ -382,6 +384,32 @@ test_slow_link_left (void)
   net_free (net);
 }
 
+/* Twelve steady links, 80 to 200 ms, at budget 1: links 0 and 1 take
+ * the frames in turn, and the other ten, of which no news comes, only the
+ * once-a-second probe of the link known of the longest.  Known equally
+ * long ago (of nothing), the one sent on the longest ago goes first, so
+ * the probe goes round them: each takes a frame every 10 s, none goes
+ * longer without (in link order the probe went to the first of them every
+ * time, and links 6 to 11 never carried a frame in 30 s). */
+static void
+test_every_link_probed_at_budget_1 (void)
+{
+  Net *net = net_new (12, 1.0, G_MAXINT64, G_MAXINT64);
+
+  for (net->now = 0; net->now < 30000 * MS; net->now += MS)
+    net_step (net);
+  for (guint link = 0; link < net->n_links; link++) {
+    net->longest_gap[link] = MAX (net->longest_gap[link],
+        net->now - net->last_data[link]);
+    g_test_message ("link %u: %u frames, at most %" G_GINT64_FORMAT
+        " ms without one", link, net->data_sent[link],
+        net->longest_gap[link] / MS);
+    g_assert_cmpint (net->longest_gap[link], <=, 10000 * MS);
+    g_assert_cmpuint (net->data_sent[link], >=, 3);
+  }
+  net_free (net);
+}
+
 /* A guard loaded with bulk traffic from the start: the 6 links through
  * it (0 to 5) take 2 s, both ways, the other 6 their 140 to 200 ms.  No
  * round trip is known until an acknowledgement comes back, and on the
@@ -509,6 +537,8 @@ main (int argc, char **argv)
   g_test_add_func ("/adaptive/spread-copies", test_spread_copies);
   g_test_add_func ("/adaptive/spread-copies-across-relays",
       test_spread_copies_across_relays);
+  g_test_add_func ("/adaptive/every-link-probed-at-budget-1",
+      test_every_link_probed_at_budget_1);
   g_test_add_func ("/adaptive/every-link-probed", test_every_link_probed);
   g_test_add_func ("/adaptive/loaded-guard-at-start",
       test_loaded_guard_at_start);
