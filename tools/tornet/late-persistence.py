@@ -38,29 +38,38 @@ import bisect
 import collections
 import csv
 import glob
+import importlib.util
 import json
 import os
 import re
 import sys
 
-DEADLINE_MS = 360
 AFTER_MS = (400, 1000)
 SKIP_START_MS = 10000
 SKIP_END_MS = 2000
-
-
 TOGETHER_MS = 500
 CHANCE_SHIFTS_MS = (20000, -20000)
 
 
-def late(sent_ms, arrival):
-    return arrival in ('', 'nan') or float(arrival) - sent_ms > DEADLINE_MS
+def _link_use_report():
+    """tools/tornet/link-use-report.py, whose readers of the send logs and
+    frame logs (and its deadline) this tool shares."""
+    spec = importlib.util.spec_from_file_location(
+        'link_use_report', os.path.join(os.path.dirname(
+            os.path.abspath(__file__)), 'link-use-report.py'))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+LOGS = _link_use_report()
 
 
 def direction(arrivals, own):
     """[(sent_ms, late, chances)] of the frames whose next frame was sent
-    too: arrivals {seq: (sent_ms, late)}, own {seq: set of links}."""
-    return [(arrivals[q][0], arrivals[q][1], frozenset(own[q] | own[q + 1]))
+    too: arrivals {seq: (sent_ms, late)}, own {seq: links}."""
+    return [(arrivals[q][0], arrivals[q][1],
+             frozenset(own[q]) | frozenset(own[q + 1]))
             for q in sorted(arrivals) if q in own and q + 1 in own]
 
 
@@ -74,15 +83,9 @@ def tor_directions(keep, policy):
             frames = os.path.join(keep, f'{name}-{receiver}.csv')
             if not (os.path.exists(sends) and os.path.exists(frames)):
                 continue
-            with open(frames) as f:
-                arrivals = {int(r['seq']): (float(r['sent_ms']),
-                                            late(float(r['sent_ms']),
-                                                 r['arrival_ms']))
-                            for r in csv.DictReader(f)}
-            with open(sends) as f:
-                own = {int(r['seq']): set(r['links'].split())
-                       for r in csv.DictReader(f)}
-            out.append(direction(arrivals, own))
+            own = {seq: links for seq, (links, _, _)
+                   in LOGS.read_sends(sends).items()}
+            out.append(direction(LOGS.read_frames(frames), own))
     return out
 
 
@@ -92,16 +95,11 @@ def sim_directions(d):
         own = collections.defaultdict(set)
         with open(sends) as f:
             for r in csv.DictReader(f):
-                own[(int(r['dir']), int(r['frame']))].add(r['link'])
+                own[(int(r['dir']), int(r['frame']))].add(int(r['link']))
         for di in (0, 1):
             path = re.sub(r'-sends\.csv$', f'-dir{di}.csv', sends)
-            with open(path) as f:
-                arrivals = {int(r['seq']): (float(r['sent_ms']),
-                                            late(float(r['sent_ms']),
-                                                 r['arrival_ms']))
-                            for r in csv.DictReader(f)}
-            out.append(direction(arrivals, {q: links for (k, q), links
-                                            in own.items() if k == di}))
+            out.append(direction(LOGS.read_frames(path), {
+                q: links for (k, q), links in own.items() if k == di}))
     return out
 
 
@@ -155,10 +153,8 @@ def moments(keep, name, sender):
     start = origin_ms(log)
     if start is None:
         return None
-    with open(frames) as f:
-        return [(start + float(r['sent_ms']),
-                 late(float(r['sent_ms']), r['arrival_ms']))
-                for r in csv.DictReader(f)]
+    frames = LOGS.read_frames(frames)
+    return [(start + frames[q][0], frames[q][1]) for q in sorted(frames)]
 
 
 def together(keep, policy):
