@@ -11,6 +11,7 @@ calibration check, and the section spliced between the markers of the page.
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -255,6 +256,43 @@ def check_variant(script, build, keep):
                  f'{proc.returncode} {proc.stderr}')
 
 
+def check_pooled(script, keep, variant_keep, tmp):
+    """paired.py over two kept runs: each run's pairs, then the pairs of
+    both together; a run named twice, or runs of other policies, refused."""
+    paired = os.path.join(os.path.dirname(script), 'paired.py')
+    second = os.path.join(tmp, 'keep-second')
+    shutil.copytree(keep, second)
+    proc = subprocess.run([sys.executable, paired, keep, second],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        fail(f'paired.py over two runs exited {proc.returncode}: '
+             f'{proc.stderr}')
+    pooled = proc.stdout.split('The pairs of the 2 runs together:\n')
+    if len(pooled) != 2:
+        fail(f'paired.py over two runs printed no pooled table:\n'
+             f'{proc.stdout}')
+    for needed in (
+            '| ADAPTIVE budget 2 against DOUBLE-SEND | 0 | 0 | 0 | 0 | 0 | '
+            '— |',
+            # Budget 1 failed where ALTERNATE did not, once a run: 0 of 2
+            # (Wilson 0-65.76) against 2 of 2, phi 0 (a margin is empty):
+            # -100 + hypot(65.76, 65.76) = -7; McNemar 2 x 1/4.
+            '| ADAPTIVE budget 1 against ALTERNATE | 2 | 0 | 0 | 2 | 0 | '
+            '-100 [-100, -7] | 0.50 | 0 / 2 / 0 | 0.500 |',
+            # 2 of 2 both: Wilson 34.24-100, so 0 -/+ 65.76.
+            '| SIMPLE against TORFONE | 2 | 2 | 0 | 0 | 0 | +0 [-66, +66] | '
+            '1.00 | 0 / 0 / 2 | 1.000 |'):
+        if needed not in pooled[1]:
+            fail(f'the pooled table has no {needed!r}:\n{pooled[1]}')
+    for keeps, why in (([keep, keep + '/'], 'named twice'),
+                       ([keep, variant_keep], 'not have the same policies')):
+        proc = subprocess.run([sys.executable, paired] + keeps,
+                              capture_output=True, text=True)
+        if proc.returncode == 0 or why not in proc.stderr:
+            fail(f'paired.py {" ".join(keeps)} was not refused ({why}): '
+                 f'{proc.returncode} {proc.stderr}')
+
+
 def main():
     script, build = sys.argv[1], sys.argv[2]
     spec = importlib.util.spec_from_file_location('evaluate_tornet', script)
@@ -361,6 +399,7 @@ def main():
         if wrong is None or 'missed its share targets' not in wrong:
             fail(f'the check passed a calibration that missed: {wrong}')
         check_variant(script, build, os.path.join(tmp, 'variant'))
+        check_pooled(script, keep, os.path.join(tmp, 'variant'), tmp)
     print('check-evaluate-tornet: ok')
 
 
