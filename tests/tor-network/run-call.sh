@@ -35,7 +35,10 @@ cleanup () {
   done
   "$here/tor-network.sh" stop "$work/net" || true
   if [ "$rc" -ne 0 ]; then
-    for f in callee.log caller.log callee.json caller.json; do
+    # The caller's tor's own account of the restart (what it waited for
+    # when the links came back late), after the ends' own.
+    for f in callee.log caller.log callee.json caller.json \
+        net/client/notice.log; do
       [ -f "$work/$f" ] && { echo "==> $f <==" >&2; tail -n 30 "$work/$f" >&2; }
     done
   fi
@@ -83,7 +86,7 @@ kill -KILL "$client_pid" 2>/dev/null || true
 tor -f "$TOR_NETWORK_DIR/client/torrc" --defaults-torrc /dev/null \
   < /dev/null > "$TOR_NETWORK_DIR/client/stdout.log" 2>&1 &
 echo "client $!" >> "$TOR_NETWORK_DIR/pids"
-echo "restarted the caller's tor (pid $client_pid, now $!)" >&2
+echo "restarted the caller's tor (pid $client_pid, now $!) at $(date -u +%T)" >&2
 
 wait "$caller_pid"
 wait "$callee_pid"
