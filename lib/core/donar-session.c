@@ -21,7 +21,8 @@
  * frames come and the application hands over none, the latest frame goes
  * again every 4 frame periods (160 ms, well within a deadline), on the
  * link the peer's latest message came on: a duplicate the peer drops,
- * with fresh acknowledgements. */
+ * with fresh acknowledgements; before the first frame, the
+ * acknowledgements alone. */
 #define KEEPALIVE_PERIODS 4
 
 static DonarSentFrame *
@@ -131,16 +132,16 @@ frame_went_on (const DonarSentFrame * frame, guint link)
   return FALSE;
 }
 
-/* What the messages of `current` share, whatever their link: our scores,
+/* What the messages of frame `seq` share, whatever their link: our scores,
  * the links of the latest frames.  Worked out once for the frame: nothing
  * they read changes while its copies go out. */
 static void
-build_message_common (DonarSession * session, const DonarSentFrame * current,
-    gint64 now, DonarWireMessage * message)
+build_message_common (DonarSession * session, guint32 seq, gint64 now,
+    DonarWireMessage * message)
 {
   const DonarConfig *config = &session->config;
 
-  message->seq = current->seq;
+  message->seq = seq;
   message->time_ms = donar_delays_clock_ms (now);
   message->ack = session->receiver.highest;
   message->parts = donar_config_wire_parts (config);
@@ -163,8 +164,7 @@ build_message_common (DonarSession * session, const DonarSentFrame * current,
 
   message->n_recent = 0;
   for (guint age = 0; age < config->recent_frames; age++) {
-    const DonarSentFrame *frame = history_lookup (session,
-        current->seq - age);
+    const DonarSentFrame *frame = history_lookup (session, seq - age);
 
     if (frame == NULL)
       break;
@@ -264,7 +264,7 @@ donar_session_send_frame (DonarSession * session, const guint8 * frame,
   }
   session->stats.frames_sent++;
 
-  build_message_common (session, current, now, &message);
+  build_message_common (session, current->seq, now, &message);
   for (guint i = 0; i < n_links; i++) {
     gsize size;
 
@@ -755,13 +755,24 @@ send_keepalive (DonarSession * session, gint64 now)
             session->delays.links[i].last_heard_us >
             session->delays.links[link].last_heard_us))
       link = i;
-  if (latest == NULL || link < 0)
+  if (link < 0)
     return;
-  build_message_common (session, latest, now, &message);
+  /* A side that has handed over no frame yet (a listener, a callee not
+   * yet talking) acknowledges all the same, with no frame: the number of
+   * its frame before the first, which names none.  Without it its peer
+   * knows no delay and no round trip for the whole call, and picks its
+   * links blind. */
+  build_message_common (session, latest ? latest->seq : session->next_seq - 1,
+      now, &message);
   /* The recent list would date the frames it names from now. */
   message.n_recent = 0;
-  build_message_frames (session, latest, link, now, &message);
-  message.n_frames = 1;
+  if (latest) {
+    build_message_frames (session, latest, link, now, &message);
+    message.n_frames = 1;
+  } else {
+    message.link = link;
+    message.n_frames = 0;
+  }
   size = donar_wire_encode_data (&message, session->record,
       sizeof session->record);
   g_assert (size > 0);

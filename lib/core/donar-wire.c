@@ -1,4 +1,4 @@
-/* The DONAR message format, version 4.  docs/protocol.md is
+/* The DONAR message format, version 5.  docs/protocol.md is
  * its reference; keep the two in step. */
 #include "donar-wire.h"
 
@@ -111,10 +111,10 @@ message_within_limits (const DonarWireMessage * message)
 {
   if (message->n_scores > DONAR_MAX_LINKS ||
       message->n_recent > DONAR_WIRE_MAX_RECENT ||
-      message->n_frames < 1 || message->n_frames > DONAR_WIRE_MAX_FRAMES ||
+      message->n_frames > DONAR_WIRE_MAX_FRAMES ||
       (message->parts & ~DONAR_WIRE_PARTS) != 0)
     return FALSE;
-  if (message->frames[0].age != 0)
+  if (message->n_frames > 0 && message->frames[0].age != 0)
     return FALSE;
   for (guint i = 0; i < message->n_frames; i++) {
     if (message->frames[i].length == 0)
@@ -368,7 +368,7 @@ donar_wire_decode_data (const guint8 * data, gsize length,
     return DONAR_ERROR_MALFORMED;
   if (message->n_scores > DONAR_MAX_LINKS ||
       message->n_recent > DONAR_WIRE_MAX_RECENT ||
-      message->n_frames < 1 || message->n_frames > DONAR_WIRE_MAX_FRAMES)
+      message->n_frames > DONAR_WIRE_MAX_FRAMES)
     return DONAR_ERROR_BAD_LENGTH;
 
   p = data + DONAR_WIRE_DATA_HEADER;

@@ -1,10 +1,11 @@
-/* The DONAR message format, version 4 (docs/protocol.md, byte by byte).
+/* The DONAR message format, version 5 (docs/protocol.md, byte by byte).
  *
  * Five messages.  CHALLENGE, the callee's first on each link: a fresh
  * nonce.  HELLO opens each direction of each link and proves, with an HMAC
  * keyed from the call secret over both ends' nonces of this link, that the
  * link belongs to the call and is not a replay of another; DATA carries
- * frames and monitoring; BYE ends the call, with a reason; RENDEZVOUS tells the
+ * frames and monitoring, or monitoring alone (an acknowledgement from a
+ * side that has no frame of its own to send); BYE ends the call, with a reason; RENDEZVOUS tells the
  * callee the relay where the caller's circuit of the link meets its own,
  * the one thing by which the callee can tell its circuits apart.  Tor protects
  * the integrity of a stream end to end, so once its HELLO is checked
@@ -16,7 +17,7 @@
 
 G_BEGIN_DECLS
 
-#define DONAR_WIRE_VERSION 4
+#define DONAR_WIRE_VERSION 5
 #define DONAR_WIRE_TYPE_DATA 1
 #define DONAR_WIRE_TYPE_HELLO 2
 #define DONAR_WIRE_TYPE_BYE 3
@@ -53,8 +54,8 @@ G_BEGIN_DECLS
 #define DONAR_WIRE_PARTS (DONAR_WIRE_PART_SCORES | DONAR_WIRE_PART_ADAPTIVE)
 /* The longest message the framer accepts: a record fills one cell. */
 #define DONAR_WIRE_MAX_MESSAGE (DONAR_CELL_PAYLOAD - DONAR_WIRE_PREFIX)
-#define DONAR_WIRE_MIN_DATA \
-  (DONAR_WIRE_DATA_HEADER + DONAR_WIRE_FRAME_HEADER + 1)
+/* An acknowledgement: no frame, no per-link part. */
+#define DONAR_WIRE_MIN_DATA DONAR_WIRE_DATA_HEADER
 
 typedef struct
 {

@@ -531,6 +531,49 @@ test_muted_peer_acknowledges (void)
   net_free (net);
 }
 
+/* A callee that never hands over a frame (a listener, the README's demo):
+ * its acknowledgements alone, every 160 ms from the first of the caller's
+ * frames that comes, give the caller its round trip and its links' delays.
+ * Links 0 to 3 take 2 s.  Blind, the caller would go round the links for
+ * the whole call, two a frame: frames 0, 6, 12, ... on links {0, 1} with
+ * their copy on {2, 3}, a sixth of the call 2 s late.  Told, it leaves them
+ * at the first acknowledgement: frame 2 on {4, 5} comes at 80 + 130 ms,
+ * the callee's answer goes out at once on link 4 and is back at 340 ms.
+ * From 1 s on (frame 25) every frame is in time.  The callee's
+ * acknowledgements go from 210 ms, every 160 ms: 62 before 10 s, none
+ * with a frame. */
+static void
+test_silent_callee_acknowledges (void)
+{
+  Net *net = net_new (12, 2.0, G_MAXINT64, G_MAXINT64);
+  DonarSessionStats callee;
+  gint64 known_at = G_MAXINT64;
+  guint late = 0;
+
+  net->n_loaded = 4;
+  net->callee_mute_from = 0;
+  net->first_seq = net->session[0]->next_seq;
+  for (net->now = 0; net->now < 10000 * MS; net->now += MS) {
+    net_step (net);
+    if (known_at == G_MAXINT64 &&
+        donar_session_get_least_round_trip (net->session[0]) >= 0)
+      known_at = net->now;
+  }
+  for (guint f = 25; f < 240; f++)
+    if (net->arrival[f] == 0 || net->arrival[f] - f * PERIOD > 360 * MS)
+      late++;
+  donar_session_get_stats (net->session[1], &callee);
+  g_test_message ("round trip known at %" G_GINT64_FORMAT " ms; %u of "
+      "frames 25-239 late; callee: %" G_GUINT64_FORMAT " keepalives, %"
+      G_GUINT64_FORMAT " frames sent", known_at / MS, late,
+      callee.keepalives, callee.frames_sent);
+  g_assert_cmpint (known_at, <=, 400 * MS);
+  g_assert_cmpuint (late, ==, 0);
+  g_assert_cmpuint (callee.frames_sent, ==, 0);
+  g_assert_cmpuint (callee.keepalives, ==, 62);
+  net_free (net);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -549,5 +592,7 @@ main (int argc, char **argv)
   g_test_add_func ("/adaptive/frozen-link-found", test_frozen_link_found);
   g_test_add_func ("/adaptive/muted-peer-acknowledges",
       test_muted_peer_acknowledges);
+  g_test_add_func ("/adaptive/silent-callee-acknowledges",
+      test_silent_callee_acknowledges);
   return g_test_run ();
 }

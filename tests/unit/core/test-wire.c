@@ -179,6 +179,40 @@ test_parts (void)
   g_assert_cmpuint (donar_wire_encode_data (&m, record, sizeof record), ==, 0);
 }
 
+/* An acknowledgement: the sample's monitoring with no frame and no
+ * recent list, 2 + 19 + 3 links * 6 = 39 bytes, read back whole; a frame
+ * count past the limit is still refused. */
+static void
+test_acknowledgement_round_trip (void)
+{
+  guint8 record[DONAR_CELL_PAYLOAD];
+  DonarWireMessage m, out;
+  gsize size;
+
+  sample_message (&m);
+  m.n_recent = 0;
+  m.n_frames = 0;
+  size = donar_wire_encode_data (&m, record, sizeof record);
+  g_assert_cmpuint (size, ==, 39);
+  g_assert_cmpuint (record[2 + 16], ==, 0);
+  g_assert_cmpuint (record[2 + 17], ==, 0);
+  g_assert_cmpint (donar_wire_decode_data (record + 2, size - 2, &out), ==,
+      DONAR_OK);
+  g_assert_cmpuint (out.n_frames, ==, 0);
+  g_assert_cmpuint (out.n_recent, ==, 0);
+  g_assert_cmpuint (out.seq, ==, 0xfffffffe);
+  g_assert_cmpuint (out.ack, ==, 0xa0b0c0d0);
+  g_assert_cmpuint (out.delays[1], ==, DONAR_WIRE_DELAY_GROWING | 700);
+  g_assert_cmpuint (out.acked[1], ==, 3);
+  /* One byte past it is not a frame. */
+  record[2 + size - 2] = 0;
+  g_assert_cmpint (donar_wire_decode_data (record + 2, size - 1, &out), ==,
+      DONAR_ERROR_BAD_LENGTH);
+  record[2 + 17] = DONAR_WIRE_MAX_FRAMES + 1;
+  g_assert_cmpint (donar_wire_decode_data (record + 2, size - 2, &out), ==,
+      DONAR_ERROR_BAD_LENGTH);
+}
+
 static void
 test_hello_round_trip (void)
 {
@@ -189,7 +223,7 @@ test_hello_round_trip (void)
   /* 55 bytes: version, type, link, epoch, nonce at 7, echo at 23, tag at
    * 39. */
   g_assert_cmpuint ((record[0] << 8) | record[1], ==, 55);
-  g_assert_cmpuint (record[2], ==, 4);
+  g_assert_cmpuint (record[2], ==, 5);
   g_assert_cmpuint (record[3], ==, DONAR_WIRE_TYPE_HELLO);
   g_assert_cmpuint (record[4], ==, 9);
   g_assert_cmpuint (record[5], ==, 0xca);
@@ -219,7 +253,7 @@ test_challenge_round_trip (void)
   size = donar_wire_encode_challenge (nonce, record, sizeof record);
   g_assert_cmpuint (size, ==, 20);
   g_assert_cmpuint ((record[0] << 8) | record[1], ==, 18);
-  g_assert_cmpuint (record[2], ==, 4);
+  g_assert_cmpuint (record[2], ==, 5);
   g_assert_cmpuint (record[3], ==, 4);
   g_assert_cmpmem (record + 4, 16, nonce, 16);
   g_assert_cmpint (donar_wire_decode_challenge (record + 2, size - 2, out),
@@ -240,7 +274,7 @@ static void
 test_rendezvous_round_trip (void)
 {
   guint8 record[DONAR_CELL_PAYLOAD];
-  static const guint8 expected[] = { 0, 11, 4, 5, 9,
+  static const guint8 expected[] = { 0, 11, 5, 5, 9,
     0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef
   };
   DonarWireBye bye;
@@ -269,7 +303,7 @@ static void
 test_bye_round_trip (void)
 {
   guint8 record[DONAR_CELL_PAYLOAD];
-  static const guint8 expected[] = { 0, 4, 4, 3, 7, 1 };
+  static const guint8 expected[] = { 0, 4, 5, 3, 7, 1 };
   DonarWireBye bye = { 7, DONAR_BYE_HUNG_UP }, out;
   DonarWireHello hello;
   gsize size = donar_wire_encode_bye (&bye, record, sizeof record);
@@ -517,6 +551,8 @@ main (int argc, char **argv)
   donar_wire_key_derive ((const guint8 *) "test secret", 11,
       DONAR_WIRE_CALLER_TO_CALLEE, &key);
   g_test_add_func ("/wire/data-round-trip", test_data_round_trip);
+  g_test_add_func ("/wire/acknowledgement-round-trip",
+      test_acknowledgement_round_trip);
   g_test_add_func ("/wire/hello-round-trip", test_hello_round_trip);
   g_test_add_func ("/wire/bye-round-trip", test_bye_round_trip);
   g_test_add_func ("/wire/challenge-round-trip", test_challenge_round_trip);
