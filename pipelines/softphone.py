@@ -18,6 +18,22 @@ RFC 5761; docs/elements.md, "RTCP"):
     rtpbin.send_rtp_src_0 ! funnel name=mux ! donarsink
     rtpbin.send_rtcp_src_0 ! mux.
 
+With speakers and a microphone (no --input, --tone or --output), an echo
+canceller (gst-plugins-bad's webrtcdsp and webrtcechoprobe), so that the
+other end does not hear itself back a round trip later; --no-echo-cancel
+goes without it, --echo-cancel puts it in with files too:
+
+    opusdec ! audioconvert ! audioresample ! S16LE,48000,mono
+             ! webrtcechoprobe name=echoprobe ! audioconvert ! audioresample ! autoaudiosink
+    autoaudiosrc ! audioconvert ! audioresample ! S16LE,48000,mono
+             ! webrtcdsp probe=echoprobe gain-control=false noise-suppression=false
+               high-pass-filter=false echo-suppression-level=low ! ... ! opusenc
+
+--echo-path GAIN makes the echo without a sound card (a test: what is
+played comes back into what is sent, times GAIN, 20 ms after its time to
+play; tests/elements/check-echo-cancel.py); --mic-output WAV writes what
+the canceller gets.
+
     softphone.py callee [options]            # prints ADDRESS=donar://...
     softphone.py caller 'donar://...' [options]
 
@@ -39,6 +55,7 @@ import json
 import os
 import signal
 import sys
+import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
@@ -67,6 +84,17 @@ def parse_args(argv):
     src.add_argument("--tone", type=float, metavar="HZ", nargs="?", const=440.0,
                      help="send a tone (audiotestsrc, 440 Hz by default)")
     p.add_argument("--output", metavar="WAV", help="write what is heard there (default: the speakers)")
+    p.add_argument("--echo-cancel", action=argparse.BooleanOptionalAction, default=None,
+                   help="cancel the echo of what is played in what the microphone picks up "
+                        "(webrtcdsp, webrtcechoprobe); default: on with the speakers and "
+                        "the microphone, off with --input, --tone or --output")
+    p.add_argument("--echo-path", type=float, metavar="GAIN",
+                   help="test, without a sound card: what this end plays comes back into "
+                        "what it sends, times GAIN (e.g. 0.5), added to the input before "
+                        "the echo canceller, as from speakers into a microphone")
+    p.add_argument("--mic-output", metavar="WAV",
+                   help="test: also write the input as the echo canceller gets it "
+                        "(with --echo-path, the echo in it) there")
     p.add_argument("--seconds", type=float, default=0,
                    help="end the call this long after the first audio from the other end "
                         "(default 0: until Ctrl-C)")
@@ -97,6 +125,8 @@ def parse_args(argv):
         p.error("--seconds and --setup-timeout must not be negative")
     if a.rtcp_interval <= 0:
         p.error("--rtcp-interval must be positive")
+    if a.echo_path is not None and not 0 < a.echo_path <= 1:
+        p.error("--echo-path: a gain above 0, at most 1")
     return a
 
 
@@ -171,6 +201,188 @@ def rtcp_stats(session_stats):
     return None
 
 
+# The echo canceller's format.  webrtcdsp and webrtcechoprobe take S16 at
+# 48, 32, 16 or 8 kHz (and cut it into 10-ms blocks themselves); the probe's
+# and the dsp's rates must be the same.  Mono: the call is (opusenc).
+AEC_CAPS = "audio/x-raw,format=S16LE,layout=interleaved,rate=48000,channels=1"
+# --echo-path: the echo reaches the microphone this long after it is played
+# (the pipeline's latency after its timestamp): sound over a metre and a
+# sound card's buffering that its latency does not tell.
+ECHO_DELAY = 20 * 1000 * 1000  # ns
+
+
+def echo_cancel_on(args):
+    """--echo-cancel or --no-echo-cancel if given; else on when the call is
+    on speakers and a microphone, the only case with an echo to cancel."""
+    if args.echo_cancel is not None:
+        return args.echo_cancel
+    return not args.output and not args.input and args.tone is None
+
+
+def playback_chain(args):
+    """What opusdec's output goes through (a gst-launch description): to
+    the speakers or a WAV file.  With the echo canceller, through its probe
+    (webrtcechoprobe), which keeps what is played for webrtcdsp; with
+    --echo-path, a tee `played` after it, for the simulated room
+    (capture_chain)."""
+    aec = echo_cancel_on(args)
+    if args.output:
+        out = "wavenc ! filesink name=out"
+    else:
+        out = "autoaudiosink"
+    chain = "audioconvert ! audioresample ! "
+    if aec or args.echo_path is not None:
+        chain += AEC_CAPS + " ! "
+    if aec:
+        chain += "webrtcechoprobe name=echoprobe ! "
+    if args.echo_path is not None:
+        # The simulated room's speakers: a sink that plays in time (the
+        # clock's), for the pipeline's latency to be a playback's.
+        chain += ("tee name=played  played. ! queue name=speakers ! fakesink sync=true  "
+                  "played. ! queue name=outq ! ")
+    if aec:
+        # The sink's own format, if it cannot take the probe's.
+        chain += "audioconvert ! audioresample ! "
+    return chain + out
+
+
+def capture_chain(args):
+    """From the microphone (or a WAV file, or a tone) to opusenc: (a
+    gst-launch description, more branches of it).  The echo canceller
+    (webrtcdsp) comes right after the source.  With --echo-path, the
+    source is mixed with the room's echo first: what is played (the tee
+    `played`), times the gain, ECHO_DELAY after it is played (the
+    queue's offset, EchoPath); with --mic-output, what goes into the
+    canceller is also written to a WAV file."""
+    aec = echo_cancel_on(args)
+    if args.input:
+        # A file is not live: identity sync=true sends it at the pace
+        # of speech.
+        inp = "filesrc name=in ! wavparse ! identity sync=true"
+    elif args.tone is not None:
+        inp = "audiotestsrc is-live=true volume=0.3 name=in"
+    else:
+        inp = "autoaudiosrc"
+    chain = inp + " ! audioconvert ! audioresample ! "
+    extra = ""
+    if aec or args.echo_path is not None or args.mic_output:
+        chain += AEC_CAPS + " ! "
+    if args.echo_path is not None:
+        chain += "audiomixer name=room ! " + AEC_CAPS + " ! "
+        # The queue holds what is played until the mixer takes it, a
+        # pipeline's latency and more later: no limit but time.
+        extra += ("  played. ! queue name=echoq max-size-buffers=0 max-size-bytes=0 "
+                  "max-size-time=5000000000 ! volume name=echo ! room.")
+    if args.mic_output:
+        chain += "tee name=mic ! queue ! "
+        extra += "  mic. ! queue ! wavenc ! filesink name=micout"
+    if aec:
+        # Only the echo canceller: gain control and noise suppression
+        # would change the level of what is sent (and of an echo left in
+        # it) by themselves, and the high-pass filter cut what is below
+        # 80 Hz; a measurement of the canceller (docs/elements.md,
+        # "Echo cancellation") would count them as cancelled echo.
+        # delay-agnostic=false: the delay from the probe's and the
+        # microphone's timestamps (ProbeLead; delay-agnostic=true cancelled
+        # 2 to 17 dB of the test's echo).  echo-suppression-level=low: in
+        # double talk the suppressor took 6 dB of the near end's voice
+        # (10 dB with moderate, the default), for as much echo cancelled.
+        chain += ("webrtcdsp name=aec probe=echoprobe echo-cancel=true "
+                  "gain-control=false noise-suppression=false "
+                  "high-pass-filter=false delay-agnostic=false "
+                  "echo-suppression-level=low ! audioconvert ! audioresample ! ")
+    return chain, extra
+
+
+class EchoPath:
+    """--echo-path's room: what is played at running time T is in the
+    microphone's signal at T + the pipeline's latency + ECHO_DELAY, when
+    the speakers play it and it comes back.  The speakers are a fakesink
+    that plays in time; the echo branch's queue moves its timestamps by
+    the latency they are told (LATENCY events, again when it changes with
+    donarjitterbuffer's) and ECHO_DELAY (a pad offset), and audiomixer adds
+    it to the input at that time.  The LATENCY events of the WAV output's
+    and of the echo branch's sinks (0: they do not sync) stop before the
+    tee: the probe takes the latency of the last it gets as the time to
+    play, and it is the speakers'."""
+
+    def __init__(self, pipeline):
+        self.echo = pipeline.get_by_name("echoq").get_static_pad("src")
+        self.echo.add_probe(Gst.PadProbeType.EVENT_UPSTREAM, self.drop_latency)
+        pipeline.get_by_name("outq").get_static_pad("src").add_probe(
+            Gst.PadProbeType.EVENT_UPSTREAM, self.drop_latency)
+        pipeline.get_by_name("speakers").get_static_pad("src").add_probe(
+            Gst.PadProbeType.EVENT_UPSTREAM, self.on_speakers_event)
+
+    def drop_latency(self, pad, info):
+        if info.get_event().type == Gst.EventType.LATENCY:
+            return Gst.PadProbeReturn.DROP
+        return Gst.PadProbeReturn.OK
+
+    def on_speakers_event(self, pad, info):
+        event = info.get_event()
+        if event.type == Gst.EventType.LATENCY:
+            self.echo.set_offset(event.parse_latency() + ECHO_DELAY)
+        return Gst.PadProbeReturn.OK
+
+
+class ProbeLead:
+    """webrtcechoprobe hands webrtcdsp what is played `delay` ms after the
+    microphone's block, and takes for `delay` the latency upstream of it,
+    asked when a LATENCY event comes: here, the jitter buffer's, hundreds
+    of ms over Tor.  What is played that far ahead has not come through
+    the probe yet when the block is processed, and the canceller is given
+    silence.  The probe's own latency query (and only it: the pipeline's
+    goes the same way) is answered with no latency: it then hands over
+    what is played at the block's own time (the echo comes after it,
+    within the canceller's filter)."""
+
+    def __init__(self, probe):
+        self.asking = threading.local()
+        probe.get_static_pad("src").add_probe(Gst.PadProbeType.EVENT_UPSTREAM, self.on_event_in)
+        sink = probe.get_static_pad("sink")
+        sink.add_probe(Gst.PadProbeType.EVENT_UPSTREAM, self.on_event_out)
+        sink.add_probe(Gst.PadProbeType.QUERY_UPSTREAM | Gst.PadProbeType.PULL, self.on_query)
+
+    def on_event_in(self, pad, info):
+        if info.get_event().type == Gst.EventType.LATENCY:
+            self.asking.now = True
+        return Gst.PadProbeReturn.OK
+
+    def on_event_out(self, pad, info):
+        if info.get_event().type == Gst.EventType.LATENCY:
+            self.asking.now = False
+        return Gst.PadProbeReturn.OK
+
+    def on_query(self, pad, info):
+        query = info.get_query()
+        if query.type == Gst.QueryType.LATENCY and getattr(self.asking, "now", False):
+            live, _, maximum = query.parse_latency()
+            query.set_latency(live, 0, maximum)
+        return Gst.PadProbeReturn.OK
+
+
+def set_up_chains(pipeline, args):
+    """The properties of the chains' elements that parse_launch is not
+    given (file names may have spaces); the EchoPath with --echo-path
+    (else None), to keep."""
+    if args.output:
+        pipeline.get_by_name("out").set_property("location", args.output)
+    if args.input:
+        pipeline.get_by_name("in").set_property("location", args.input)
+    elif args.tone is not None:
+        pipeline.get_by_name("in").set_property("freq", args.tone)
+    if args.mic_output:
+        pipeline.get_by_name("micout").set_property("location", args.mic_output)
+    kept = []
+    if echo_cancel_on(args):
+        kept.append(ProbeLead(pipeline.get_by_name("echoprobe")))
+    if args.echo_path is not None:
+        pipeline.get_by_name("echo").set_property("volume", args.echo_path)
+        kept.append(EchoPath(pipeline))
+    return kept
+
+
 class Softphone:
     def __init__(self, args):
         self.args = args
@@ -199,18 +411,7 @@ class Softphone:
 
     def build(self):
         a = self.args
-        if a.output:
-            out = "wavenc ! filesink name=out"
-        else:
-            out = "autoaudiosink"
-        if a.input:
-            # A file is not live: identity sync=true sends it at the pace
-            # of speech.
-            inp = "filesrc name=in ! wavparse ! identity sync=true"
-        elif a.tone is not None:
-            inp = "audiotestsrc is-live=true volume=0.3 name=in"
-        else:
-            inp = "autoaudiosrc"
+        capture, capture_extra = capture_chain(a)
         # donarsink sync=false: the sources are live (or paced by identity);
         # donarsink would not wait for the pipeline's latency (the
         # receiving jitter buffer's) anyway.
@@ -225,12 +426,12 @@ class Softphone:
             "demux.rtp_src ! donarjitterbuffer name=jb ! rtp.recv_rtp_sink_0  "
             "demux.rtcp_src ! rtp.recv_rtcp_sink_0  "
             "rtpopusdepay name=depay ! "
-            "opusdec plc=true name=dec ! audioconvert ! audioresample ! " + out + "  " +
-            inp + " ! audioconvert ! audioresample ! "
+            "opusdec plc=true name=dec ! " + playback_chain(a) + "  " +
+            capture +
             "opusenc audio-type=voice bitrate=32000 frame-size=40 inband-fec=false ! "
             "rtpopuspay pt=96 name=pay ! rtp.send_rtp_sink_0  "
             "rtp.send_rtp_src_0 ! funnel name=mux ! donarsink name=sink sync=false  "
-            "rtp.send_rtcp_src_0 ! mux."
+            "rtp.send_rtcp_src_0 ! mux." + capture_extra
         )
         try:
             pipeline = Gst.parse_launch(desc)
@@ -238,12 +439,7 @@ class Softphone:
             raise SystemExit("softphone: error: cannot build the pipeline: %s "
                              "(GST_PLUGIN_PATH=%s; built?)"
                              % (e.message, os.environ.get("GST_PLUGIN_PATH")))
-        if a.output:
-            pipeline.get_by_name("out").set_property("location", a.output)
-        if a.input:
-            pipeline.get_by_name("in").set_property("location", a.input)
-        elif a.tone is not None:
-            pipeline.get_by_name("in").set_property("freq", a.tone)
+        self.echo_path = set_up_chains(pipeline, a)
         for name in ("src", "sink"):
             e = pipeline.get_by_name(name)
             # The first of the two to start makes the call with its own
@@ -601,6 +797,16 @@ def main():
         if Gst.ElementFactory.find(factory) is None:
             fail("no element %s (GST_PLUGIN_PATH=%s; build first: meson setup build && "
                  "ninja -C build)" % (factory, os.environ.get("GST_PLUGIN_PATH")))
+            return 1
+    if echo_cancel_on(ARGS):
+        for factory in ("webrtcdsp", "webrtcechoprobe"):
+            if Gst.ElementFactory.find(factory) is None:
+                fail("no element %s for the echo canceller (Debian: gstreamer1.0-plugins-bad); "
+                     "--no-echo-cancel goes without" % factory)
+                return 1
+    if ARGS.echo_path is not None:
+        if Gst.ElementFactory.find("audiomixer") is None:
+            fail("no element audiomixer for --echo-path (Debian: gstreamer1.0-plugins-base)")
             return 1
     phone = Softphone(ARGS)
     code = phone.run()

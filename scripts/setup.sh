@@ -15,6 +15,8 @@ packages=(
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   tor python3-gi gir1.2-gstreamer-1.0
+  # webrtcdsp and webrtcechoprobe: pipelines/softphone.py's echo canceller
+  gstreamer1.0-plugins-bad
   # ss: tests/tor-network/tor-network.sh picks free ports with it
   iproute2
 )
