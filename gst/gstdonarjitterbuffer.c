@@ -24,6 +24,12 @@
  * A change of latency posts a latency message on the bus: the application
  * should call gst_bin_recalculate_latency() on it, as gst-launch-1.0 does.
  *
+ * Once a second it posts a `donar-quality` element message: the ITU-T
+ * G.107 E-model's R over the frames of the last 5 s (those played, and
+ * those lost or late, which the decoder conceals) and the mouth-to-ear
+ * delay, its MOS and a rating, `good`, `fair` or `poor`
+ * (docs/elements.md, "donar-quality").
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 udpsrc port=5004 caps="application/x-rtp,media=audio,clock-rate=48000,encoding-name=OPUS,payload=96" ! donarjitterbuffer ! rtpopusdepay ! opusdec plc=true ! autoaudiosink
@@ -38,9 +44,11 @@
 #include "gstdonarrtcpdemux.h"
 
 #include <gst/rtp/gstrtpbuffer.h>
+#include <string.h>
 
 #include "donar-playout.h"
 #include "donar-base-check.h"
+#include "donar-quality.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_donar_jitter_buffer_debug);
 #define GST_CAT_DEFAULT gst_donar_jitter_buffer_debug
@@ -59,6 +67,13 @@ GST_DEBUG_CATEGORY_STATIC (gst_donar_jitter_buffer_debug);
 /* A jump of the relative delay this large is a new stream (the sender
  * restarted its RTP clock), not the network: start over. */
 #define RESYNC_US (10 * G_USEC_PER_SEC)
+
+/* The frames given up as lost that are remembered, so that one arriving
+ * after all counts as late (the quality estimate): 64 frames, 2.6 s of
+ * 40-ms frames, longer than a frame can be late and still be counted by
+ * rtpjitterbuffer's lost timers bunching them. */
+#define LOST_SEQNUMS 64
+#define NO_SEQNUM G_MAXUINT32
 
 enum
 {
@@ -124,6 +139,19 @@ struct _GstDonarJitterBuffer
   GstSegment out_segment;
   guint64 out_ext_ts;
   gint out_clock_rate;
+  gboolean have_out_seq;
+  guint16 out_seq;
+  guint32 out_rtptime;
+
+  /* The live quality estimate (lib/playout/donar-quality.h), under the
+   * object lock: the fates of the frames rtpjitterbuffer played or gave
+   * up on, and the mouth-to-ear delay then. */
+  DonarQuality *quality;
+  /* A frame's length (µs), from consecutive packets out; 0 unknown. */
+  gint64 frame_us;
+  /* The seqnums of the latest frames given up as lost, a ring. */
+  guint32 lost_seqnums[LOST_SEQNUMS];
+  guint next_lost_seqnum;
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -323,13 +351,19 @@ gst_donar_jitter_buffer_class_init (GstDonarJitterBufferClass * klass)
    * * `base-delay-rejected` (#gboolean): the observed delays contradicted
    *   donarsrc's estimate (it puts most recent frames past the deadline),
    *   and the element goes on without it
+   * * `quality-r`, `quality-mos` (#gdouble), `quality-rating` (#gchararray),
+   *   `quality-mouth-to-ear-ms`, `quality-loss-percent` (#gdouble),
+   *   `quality-window-ms` (#guint): the latest `donar-quality` message's
+   *   figures (0 and "" before the first)
    */
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "latency, target, quantile, timeline-offset (ms); adaptive, "
           "limited; frames, late, late-share, lost, jitterbuffer-late, "
           "pushed, window-frames; base-delay, base-delay-from-upstream, "
-          "base-delay-upstream, base-delay-rejected", GST_TYPE_STRUCTURE,
+          "base-delay-upstream, base-delay-rejected; quality-r, quality-mos, "
+          "quality-rating, quality-mouth-to-ear-ms, quality-loss-percent, "
+          "quality-window-ms", GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
@@ -360,6 +394,11 @@ reset_stream (GstDonarJitterBuffer * self)
 {
   GST_OBJECT_LOCK (self);
   donar_playout_reset (self->playout);
+  donar_quality_reset (self->quality);
+  self->frame_us = 0;
+  for (guint i = 0; i < LOST_SEQNUMS; i++)
+    self->lost_seqnums[i] = NO_SEQNUM;
+  self->next_lost_seqnum = 0;
   self->have_delay = FALSE;
   self->have_timeline = FALSE;
   self->lower_since_us = self->last_rise_us = 0;
@@ -375,6 +414,7 @@ gst_donar_jitter_buffer_init (GstDonarJitterBuffer * self)
   GstElementClass *klass = GST_ELEMENT_GET_CLASS (self);
   GstPad *target;
   DonarPlayoutConfig config;
+  DonarQualityConfig quality_config;
 
   g_mutex_init (&self->latency_lock);
   self->adaptive = DEFAULT_ADAPTIVE;
@@ -385,6 +425,8 @@ gst_donar_jitter_buffer_init (GstDonarJitterBuffer * self)
   donar_playout_config_init (&self->config);
   sanitized_config (self, &config);
   self->playout = donar_playout_new (&config);
+  donar_quality_config_init (&quality_config);
+  self->quality = donar_quality_new (&quality_config);
   self->clock_rate = -1;
   self->out_clock_rate = -1;
   self->in_ext_ts = GST_CLOCK_TIME_NONE;
@@ -447,6 +489,7 @@ gst_donar_jitter_buffer_finalize (GObject * object)
   GstDonarJitterBuffer *self = GST_DONAR_JITTER_BUFFER (object);
 
   donar_playout_free (self->playout);
+  donar_quality_free (self->quality);
   g_mutex_clear (&self->latency_lock);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -602,7 +645,7 @@ send_time_us (guint64 * ext_ts, guint32 rtptime, gint clock_rate)
 }
 
 static gboolean
-read_rtp (GstBuffer * buffer, guint32 * rtptime, guint32 * ssrc)
+read_rtp (GstBuffer * buffer, guint32 * rtptime, guint32 * ssrc, guint16 * seq)
 {
   GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
 
@@ -610,6 +653,7 @@ read_rtp (GstBuffer * buffer, guint32 * rtptime, guint32 * ssrc)
     return FALSE;
   *rtptime = gst_rtp_buffer_get_timestamp (&rtp);
   *ssrc = gst_rtp_buffer_get_ssrc (&rtp);
+  *seq = gst_rtp_buffer_get_seq (&rtp);
   gst_rtp_buffer_unmap (&rtp);
   return TRUE;
 }
@@ -642,14 +686,108 @@ arrival_time_us (GstDonarJitterBuffer * self, GstBuffer * buffer,
   return TRUE;
 }
 
+/* The running time now on the element's clock, µs; FALSE without a clock
+ * (not PLAYING).  Not under the object lock. */
+static gboolean
+running_now_us (GstDonarJitterBuffer * self, gint64 * now_us)
+{
+  GstClock *clock = gst_element_get_clock (GST_ELEMENT (self));
+  GstClockTime now, base;
+
+  if (clock == NULL)
+    return FALSE;
+  now = gst_clock_get_time (clock);
+  gst_object_unref (clock);
+  base = gst_element_get_base_time (GST_ELEMENT (self));
+  *now_us = now > base ? (gint64) ((now - base) / GST_USECOND) : 0;
+  return TRUE;
+}
+
+static gint64 effective_base_delay_us (GstDonarJitterBuffer * self);
+
+/* Under the object lock: the mouth-to-ear delay of a frame played now, µs.
+ * The one-way delay of the fastest frames (the base delay in force, 0 if
+ * unknown: then a lower bound), the playout delay above them
+ * (rtpjitterbuffer's timeline above the base plus its latency; before the
+ * timeline is known, what the latency was set from), and one frame: its
+ * first sample waits that long in the sender before the frame is sent.
+ * The decoder's and the sound card's buffers are not in it, as in
+ * qscore.py's mouth_to_ear_ms. */
+static gint64
+mouth_to_ear_us (GstDonarJitterBuffer * self)
+{
+  DonarPlayoutStats st;
+  gint64 playout;
+
+  donar_playout_get_stats (self->playout, &st);
+  if (self->have_timeline)
+    playout = self->timeline_us - st.base_us +
+        self->applied_latency * (gint64) 1000;
+  else if (self->adaptive)
+    playout = st.target_us;
+  else
+    playout = self->applied_latency * (gint64) 1000;
+  return MAX (effective_base_delay_us (self), 0) + MAX (playout, 0) +
+      self->frame_us;
+}
+
+/* Posts the report if one is due at now_us.  The report is made under the
+ * object lock and posted after it: a bus sync handler runs in this thread
+ * and may call back into the element (its stats). */
+static void
+update_quality (GstDonarJitterBuffer * self, gint64 now_us)
+{
+  DonarQualityReport r;
+  gboolean due, base_known;
+
+  GST_OBJECT_LOCK (self);
+  due = donar_quality_handle_expiry (self->quality, now_us, &r);
+  base_known = effective_base_delay_us (self) >= 0;
+  GST_OBJECT_UNLOCK (self);
+  if (!due)
+    return;
+  GST_DEBUG_OBJECT (self, "quality: R %.1f, MOS %.2f, %s; %.0f ms mouth to "
+      "ear, %.1f %% lost or late", r.r, r.mos,
+      donar_quality_rating_name (r.rating), r.mouth_to_ear_ms, r.loss_percent);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self),
+          gst_structure_new ("donar-quality",
+              "r", G_TYPE_DOUBLE, r.r,
+              "mos", G_TYPE_DOUBLE, r.mos,
+              "rating", G_TYPE_STRING, donar_quality_rating_name (r.rating),
+              "mouth-to-ear-ms", G_TYPE_DOUBLE, r.mouth_to_ear_ms,
+              "loss-percent", G_TYPE_DOUBLE, r.loss_percent,
+              "window-ms", G_TYPE_UINT, (guint) (r.window_us / 1000),
+              "played", G_TYPE_UINT, r.played,
+              "lost", G_TYPE_UINT, r.lost,
+              "late", G_TYPE_UINT, r.late,
+              "base-delay-known", G_TYPE_BOOLEAN, base_known, NULL)));
+}
+
+/* Under the object lock: a packet in that rtpjitterbuffer gave up on came
+ * after all, too late to be played. */
+static void
+check_lost_arrival (GstDonarJitterBuffer * self, guint16 seq)
+{
+  for (guint i = 0; i < LOST_SEQNUMS; i++) {
+    if (self->lost_seqnums[i] == seq) {
+      GST_LOG_OBJECT (self, "seqnum %u, given up on, came late", seq);
+      self->lost_seqnums[i] = NO_SEQNUM;
+      donar_quality_lost_was_late (self->quality);
+      return;
+    }
+  }
+}
+
 static void
 handle_buffer (GstDonarJitterBuffer * self, GstBuffer * buffer)
 {
   guint32 rtptime, ssrc;
-  gint64 send_us, arrival_us, delay_us;
+  guint16 seq;
+  gint64 send_us, arrival_us, delay_us, now_us;
   gboolean late;
 
-  if (self->clock_rate <= 0 || !read_rtp (buffer, &rtptime, &ssrc) ||
+  if (self->clock_rate <= 0 || !read_rtp (buffer, &rtptime, &ssrc, &seq) ||
       !arrival_time_us (self, buffer, &arrival_us))
     return;
 
@@ -674,6 +812,7 @@ handle_buffer (GstDonarJitterBuffer * self, GstBuffer * buffer)
 
   late = donar_playout_push (self->playout, send_us, arrival_us);
   self->frames++;
+  check_lost_arrival (self, seq);
   if (!self->adaptive) {
     DonarPlayoutStats st;
     gint64 timeline;
@@ -695,6 +834,10 @@ handle_buffer (GstDonarJitterBuffer * self, GstBuffer * buffer)
         " us", rtptime, delay_us);
   update_base_delay (self);
   update_latency (self, arrival_us);
+  /* Also here, so that the reports go on while rtpjitterbuffer waits for a
+   * gap to fill and pushes nothing. */
+  if (running_now_us (self, &now_us))
+    update_quality (self, now_us);
 }
 
 static gboolean
@@ -880,29 +1023,91 @@ gst_donar_jitter_buffer_sink_probe (GstPad * pad, GstPadProbeInfo * info,
   return GST_PAD_PROBE_OK;
 }
 
-/* rtpjitterbuffer's output: where its timeline is (PTS - send time). */
+/* A frame played: its fate for the quality estimate. */
+static void
+played_frame (GstDonarJitterBuffer * self, gint64 frame_us)
+{
+  gint64 now_us;
+
+  if (!running_now_us (self, &now_us))
+    return;
+  GST_OBJECT_LOCK (self);
+  if (frame_us > 0)
+    self->frame_us = frame_us;
+  donar_quality_push (self->quality, now_us, DONAR_QUALITY_PLAYED,
+      mouth_to_ear_us (self));
+  GST_OBJECT_UNLOCK (self);
+  update_quality (self, now_us);
+}
+
+/* rtpjitterbuffer's output: where its timeline is (PTS - send time), and a
+ * frame played. */
 static void
 handle_output (GstDonarJitterBuffer * self, GstBuffer * buffer)
 {
   guint32 rtptime, ssrc;
+  guint16 seq;
   GstClockTime running;
-  gint64 timeline_us;
+  gint64 timeline_us, frame_us = 0;
 
-  if (self->out_clock_rate <= 0 || !GST_BUFFER_PTS_IS_VALID (buffer) ||
-      self->out_segment.format != GST_FORMAT_TIME ||
-      !read_rtp (buffer, &rtptime, &ssrc))
+  if (!read_rtp (buffer, &rtptime, &ssrc, &seq))
     return;
-  running = gst_segment_to_running_time (&self->out_segment, GST_FORMAT_TIME,
-      GST_BUFFER_PTS (buffer));
-  if (!GST_CLOCK_TIME_IS_VALID (running))
-    return;
-  timeline_us = (gint64) (running / GST_USECOND) -
-      send_time_us (&self->out_ext_ts, rtptime, self->out_clock_rate);
+  /* Consecutive packets: the second's timestamp is one frame on. */
+  if (self->out_clock_rate > 0 && self->have_out_seq &&
+      seq == (guint16) (self->out_seq + 1) && rtptime > self->out_rtptime &&
+      rtptime - self->out_rtptime <= (guint32) self->out_clock_rate)
+    frame_us = gst_util_uint64_scale_int (rtptime - self->out_rtptime,
+        G_USEC_PER_SEC, self->out_clock_rate);
+  self->have_out_seq = TRUE;
+  self->out_seq = seq;
+  self->out_rtptime = rtptime;
 
+  if (self->out_clock_rate > 0 && GST_BUFFER_PTS_IS_VALID (buffer) &&
+      self->out_segment.format == GST_FORMAT_TIME) {
+    running = gst_segment_to_running_time (&self->out_segment,
+        GST_FORMAT_TIME, GST_BUFFER_PTS (buffer));
+    if (GST_CLOCK_TIME_IS_VALID (running)) {
+      timeline_us = (gint64) (running / GST_USECOND) -
+          send_time_us (&self->out_ext_ts, rtptime, self->out_clock_rate);
+      GST_OBJECT_LOCK (self);
+      self->timeline_us = timeline_us;
+      self->have_timeline = TRUE;
+      GST_OBJECT_UNLOCK (self);
+    }
+  }
+  played_frame (self, frame_us);
+}
+
+/* rtpjitterbuffer gave up on one frame or more (a GstRTPPacketLost event;
+ * one event may stand for a run of them, its duration theirs): they are
+ * concealed downstream. */
+static void
+handle_lost (GstDonarJitterBuffer * self, const GstStructure * s)
+{
+  guint seqnum = 0, n = 1;
+  gboolean have_seqnum;
+  guint64 duration = GST_CLOCK_TIME_NONE;
+  gint64 now_us, m2e_us;
+
+  have_seqnum = gst_structure_get_uint (s, "seqnum", &seqnum);
+  gst_structure_get_uint64 (s, "duration", &duration);
+  if (!running_now_us (self, &now_us))
+    return;
   GST_OBJECT_LOCK (self);
-  self->timeline_us = timeline_us;
-  self->have_timeline = TRUE;
+  if (self->frame_us > 0 && GST_CLOCK_TIME_IS_VALID (duration))
+    n = CLAMP (((gint64) (duration / GST_USECOND) + self->frame_us / 2) /
+        self->frame_us, 1, DONAR_QUALITY_MAX_FRAMES);
+  m2e_us = mouth_to_ear_us (self);
+  GST_LOG_OBJECT (self, "%u frames lost from seqnum %u", n, seqnum);
+  for (guint i = 0; i < n; i++) {
+    donar_quality_push (self->quality, now_us, DONAR_QUALITY_LOST, m2e_us);
+    if (have_seqnum) {
+      self->lost_seqnums[self->next_lost_seqnum] = (guint16) (seqnum + i);
+      self->next_lost_seqnum = (self->next_lost_seqnum + 1) % LOST_SEQNUMS;
+    }
+  }
   GST_OBJECT_UNLOCK (self);
+  update_quality (self, now_us);
 }
 
 static gboolean
@@ -939,9 +1144,14 @@ gst_donar_jitter_buffer_src_probe (GstPad * pad, GstPadProbeInfo * info,
       case GST_EVENT_SEGMENT:
         gst_event_copy_segment (event, &self->out_segment);
         break;
+      case GST_EVENT_CUSTOM_DOWNSTREAM:
+        if (gst_event_has_name (event, "GstRTPPacketLost"))
+          handle_lost (self, gst_event_get_structure (event));
+        break;
       case GST_EVENT_STREAM_START:
       case GST_EVENT_FLUSH_STOP:
         self->out_ext_ts = GST_CLOCK_TIME_NONE;
+        self->have_out_seq = FALSE;
         GST_OBJECT_LOCK (self);
         self->have_timeline = FALSE;
         GST_OBJECT_UNLOCK (self);
@@ -972,6 +1182,7 @@ gst_donar_jitter_buffer_change_state (GstElement * element,
       self->clock_rate = -1;
       self->out_clock_rate = -1;
       self->out_ext_ts = GST_CLOCK_TIME_NONE;
+      self->have_out_seq = FALSE;
       gst_segment_init (&self->in_segment, GST_FORMAT_UNDEFINED);
       gst_segment_init (&self->out_segment, GST_FORMAT_UNDEFINED);
       reset_stream (self);
@@ -1048,9 +1259,10 @@ static GstStructure *
 get_stats (GstDonarJitterBuffer * self)
 {
   DonarPlayoutStats st;
+  DonarQualityReport q;
   GstStructure *s, *jb = NULL;
   guint64 pushed = 0, lost = 0, jb_late = 0, late;
-  gboolean adaptive;
+  gboolean adaptive, have_quality;
   guint latency;
   gint64 timeline;
 
@@ -1094,6 +1306,18 @@ get_stats (GstDonarJitterBuffer * self)
       "base-delay-rejected", G_TYPE_BOOLEAN,
       self->upstream_base_delay_us >= 0 &&
       self->upstream_verdict == DONAR_BASE_CHECK_CONTRADICTED, NULL);
+  /* The latest donar-quality message's figures; 0 and "" before it. */
+  have_quality = donar_quality_get_last (self->quality, &q);
+  if (!have_quality)
+    memset (&q, 0, sizeof q);
+  gst_structure_set (s,
+      "quality-r", G_TYPE_DOUBLE, q.r,
+      "quality-mos", G_TYPE_DOUBLE, q.mos,
+      "quality-rating", G_TYPE_STRING,
+      have_quality ? donar_quality_rating_name (q.rating) : "",
+      "quality-mouth-to-ear-ms", G_TYPE_DOUBLE, q.mouth_to_ear_ms,
+      "quality-loss-percent", G_TYPE_DOUBLE, q.loss_percent,
+      "quality-window-ms", G_TYPE_UINT, (guint) (q.window_us / 1000), NULL);
   GST_OBJECT_UNLOCK (self);
   return s;
 }

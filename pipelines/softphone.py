@@ -690,10 +690,23 @@ class Softphone:
                 _, link = s.get_uint("link")
                 say("the other end restarted (a new session of it, on link %d): "
                     "its audio starts over" % link)
+            elif s.get_name() == "donar-quality":
+                self.on_quality(s)
             elif s.get_name() == "donar-ready" and not self.ready:
                 self.ready = True
                 say("call set up; %s" % ("waiting for the caller" if self.args.role == "callee"
                                           else "a link is up"))
+
+    # donarjitterbuffer's live estimate, once a second (docs/elements.md,
+    # "donar-quality"): a line on stderr, and the latest in --json.
+    def on_quality(self, s):
+        self.quality = {"r": round(s.get_value("r"), 1),
+                        "mos": round(s.get_value("mos"), 2),
+                        "rating": s.get_value("rating"),
+                        "mouth_to_ear_ms": round(s.get_value("mouth-to-ear-ms"), 1),
+                        "loss_percent": round(s.get_value("loss-percent"), 2)}
+        say("quality: R %(r).0f MOS %(mos).1f %(rating)s (%(mouth_to_ear_ms).0f ms mouth "
+            "to ear, %(loss_percent).1f %% lost or late)" % self.quality)
 
     def stats(self):
         def u64(structure, field):
@@ -754,6 +767,8 @@ class Softphone:
             "peer_restarts": self.peer_restarts,
             "audio_resumed_after_s": (round(self.resumed_after, 3)
                                       if self.resumed_after is not None else None),
+            # The latest donar-quality message (null: none yet).
+            "quality": getattr(self, "quality", None),
         }
 
     def run(self):

@@ -239,6 +239,139 @@ test_lost_packets_become_lost_events (void)
   gst_harness_teardown (h);
 }
 
+/* Drains the events that came out, noting the lost events for 5 and 12. */
+static void
+drain_lost_events (GstHarness * h, gboolean * have5, gboolean * have12)
+{
+  GstEvent *event;
+  guint lost;
+
+  while ((event = gst_harness_try_pull_event (h))) {
+    if (is_lost_event (event, &lost)) {
+      *have5 = *have5 || lost == 5;
+      *have12 = *have12 || lost == 12;
+    }
+    gst_event_unref (event);
+  }
+}
+
+static const gchar *
+band (gdouble r)
+{
+  return r >= 80 ? "good" : r >= 60 ? "fair" : "poor";
+}
+
+/* The frames' fates become donar-quality messages, one a second: packets
+ * at 100 ms for 4 s, 12 never comes and 5 comes once rtpjitterbuffer has
+ * given up on it: one lost and one late.  The base delay is given
+ * (100 ms): mouth to ear is that, the 40-ms frame and the latency (20 ms,
+ * then 130 ms for the frames after the late one, which took 220 ms). */
+static void
+test_quality_messages (void)
+{
+  GstHarness *h = new_harness ();
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg, *last_msg = NULL;
+  GstStructure *s;
+  const GstStructure *last;
+  guint messages = 0, played = 0, lost = 0, late = 0, window = 0;
+  gdouble r = -1, mos = 0, m2e = 0, loss = -1;
+  gboolean known = FALSE, have12 = FALSE, have5 = FALSE;
+  GstClockTime arrival;
+
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "base-delay", 100, NULL);
+  for (guint i = 0; i < 100; i++) {
+    arrival = i * FRAME + 100 * GST_MSECOND;
+    gst_harness_set_time (h, arrival);
+    release_due_waits (h);
+    /* rtpjitterbuffer pushes from a thread of its own: let it. */
+    g_usleep (2000);
+    drain_lost_events (h, &have5, &have12);
+    if (i == 8) {
+      /* Once the lost event for 5 has passed the element. */
+      for (guint k = 0; k < 5000 && !have5; k++) {
+        g_usleep (1000);
+        drain_lost_events (h, &have5, &have12);
+      }
+      g_assert_true (have5);
+      g_assert_cmpint (gst_harness_push (h, rtp_packet (5, arrival)), ==,
+          GST_FLOW_OK);
+    }
+    if (i != 5 && i != 12)
+      g_assert_cmpint (gst_harness_push (h, rtp_packet (i, arrival)), ==,
+          GST_FLOW_OK);
+  }
+  for (guint k = 0; k < 5000 && !have12; k++) {
+    g_usleep (1000);
+    drain_lost_events (h, &have5, &have12);
+  }
+  g_assert_true (have12);
+  /* One more packet after the report due at about 4.1 s: the last one. */
+  arrival = 4200 * GST_MSECOND;
+  gst_harness_set_time (h, arrival);
+  g_assert_cmpint (gst_harness_push (h, rtp_packet (102, arrival)), ==,
+      GST_FLOW_OK);
+
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+    if (gst_structure_has_name (gst_message_get_structure (msg),
+            "donar-quality")) {
+      messages++;
+      gst_clear_message (&last_msg);
+      last_msg = gst_message_ref (msg);
+    }
+    gst_message_unref (msg);
+  }
+  /* A second after the first frame out (about 120 ms), then every second:
+   * at about 1.1, 2.1, 3.1 and 4.1 s. */
+  g_assert_cmpuint (messages, ==, 4);
+  last = gst_message_get_structure (last_msg);
+  g_assert_true (gst_structure_get_double (last, "r", &r));
+  g_assert_true (gst_structure_get_double (last, "mos", &mos));
+  g_assert_true (gst_structure_get_double (last, "mouth-to-ear-ms", &m2e));
+  g_assert_true (gst_structure_get_double (last, "loss-percent", &loss));
+  g_assert_true (gst_structure_get_uint (last, "window-ms", &window));
+  g_assert_true (gst_structure_get_uint (last, "played", &played));
+  g_assert_true (gst_structure_get_uint (last, "lost", &lost));
+  g_assert_true (gst_structure_get_uint (last, "late", &late));
+  g_assert_true (gst_structure_get_boolean (last, "base-delay-known", &known));
+  g_assert_true (known);
+  /* The window (5 s) holds the whole call; rtpjitterbuffer may not have
+   * pushed its last frames yet. */
+  g_assert_cmpuint (lost, ==, 1);
+  g_assert_cmpuint (late, ==, 1);
+  g_assert_cmpuint (played, >=, 20);
+  g_assert_cmpuint (played, <=, 98);
+  g_assert_cmpfloat_with_epsilon (loss, 200.0 / (played + 2), 1e-9);
+  g_assert_cmpuint (window, >=, 3900);
+  g_assert_cmpuint (window, <=, 4100);
+  g_assert_cmpfloat (m2e, >=, 160.0);
+  g_assert_cmpfloat (m2e, <=, 100 + 40 + 130 + 10);
+  /* G.107 at 160 to 280 ms, 2 frames of 22 to 100 (Ie,eff 4 to 8). */
+  g_assert_cmpfloat (r, >, 50.0);
+  g_assert_cmpfloat (r, <, 89.0);
+  g_assert_cmpstr (gst_structure_get_string (last, "rating"), ==, band (r));
+  g_assert_cmpfloat (mos, >, 2.5);
+  g_assert_cmpfloat (mos, <, 4.4);
+
+  /* The same in the stats. */
+  s = get_stats (h);
+  g_assert_cmpfloat (stat_double (s, "quality-r"), ==, r);
+  g_assert_cmpfloat (stat_double (s, "quality-mos"), ==, mos);
+  g_assert_cmpstr (gst_structure_get_string (s, "quality-rating"), ==,
+      band (r));
+  g_assert_cmpfloat (stat_double (s, "quality-mouth-to-ear-ms"), ==, m2e);
+  g_assert_cmpfloat (stat_double (s, "quality-loss-percent"), ==, loss);
+  g_assert_true (gst_structure_get_uint (s, "quality-window-ms", &played));
+  g_assert_cmpuint (played, ==, window);
+  gst_structure_free (s);
+  gst_message_unref (last_msg);
+
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
 static void
 test_latency_follows_timeline (void)
 {
@@ -539,6 +672,8 @@ main (int argc, char **argv)
       test_delay_step_raises_latency);
   g_test_add_func ("/donarjitterbuffer/lost-packets-become-lost-events",
       test_lost_packets_become_lost_events);
+  g_test_add_func ("/donarjitterbuffer/quality-messages",
+      test_quality_messages);
   g_test_add_func ("/donarjitterbuffer/latency-follows-timeline",
       test_latency_follows_timeline);
   g_test_add_func ("/donarjitterbuffer/stats-and-properties",

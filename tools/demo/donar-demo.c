@@ -164,6 +164,30 @@ add_probe (GstElement * pipeline, const gchar * name, const gchar * pad_name,
   gst_object_unref (e);
 }
 
+/* The callee's donar-quality messages (docs/elements.md): the live
+ * estimate, to set beside the call's PESQ (tools/quality/live_vs_pesq.py). */
+static struct
+{
+  guint n;
+  gdouble r_sum, mos_sum, r_last, mos_last;
+} live_quality;
+
+static void
+take_quality (GstMessage * msg)
+{
+  const GstStructure *s = gst_message_get_structure (msg);
+  gdouble r, mos;
+
+  if (!gst_structure_get_double (s, "r", &r) ||
+      !gst_structure_get_double (s, "mos", &mos))
+    return;
+  live_quality.n++;
+  live_quality.r_sum += r;
+  live_quality.mos_sum += mos;
+  live_quality.r_last = r;
+  live_quality.mos_last = mos;
+}
+
 /* Handles the bus of a pipeline until the deadline or a message named
  * `wanted` (returned, the caller unrefs it); errors end the program. */
 static GstMessage *
@@ -207,6 +231,10 @@ pump (GstElement * pipeline, const gchar * wanted, GstClockTime timeout)
         g_free (text);
         break;
       }
+      case GST_MESSAGE_ELEMENT:
+        if (gst_message_has_name (msg, "donar-quality"))
+          take_quality (msg);
+        break;
       default:
         break;
     }
@@ -580,13 +608,18 @@ main (int argc, char **argv)
         "\"late_ratio\": %.4f, \"latency_ms\": {\"min\": %.1f, \"p50\": %.1f, "
         "\"p99\": %.1f}, \"jitterbuffer_latency_ms\": %u, "
         "\"playout_target_ms\": %.1f, \"mouth_to_ear_ms\": %.1f, "
-        "\"links_up\": %u}\n", seconds, direct ? "direct" : "donar", policy,
+        "\"links_up\": %u, \"live_quality\": {\"messages\": %u, "
+        "\"r_mean\": %.2f, \"mos_mean\": %.3f, \"r_last\": %.2f, "
+        "\"mos_last\": %.3f}}\n", seconds, direct ? "direct" : "donar", policy,
         security, demo->frames_sent, demo->frames_received,
         demo->frames_played, lost, late,
         demo->frames_sent ? (gdouble) lost / demo->frames_sent : 0.0,
         demo->frames_sent ? (gdouble) late / demo->frames_sent : 0.0,
         lat_min, p50, p99, jb_latency, target_mean, lat_min + target_mean,
-        links_up);
+        links_up, live_quality.n,
+        live_quality.n ? live_quality.r_sum / live_quality.n : 0.0,
+        live_quality.n ? live_quality.mos_sum / live_quality.n : 0.0,
+        live_quality.r_last, live_quality.mos_last);
   } else {
     g_print ("%s call, %d s, policy %s, security %s\n"
         "  frames sent      %" G_GUINT64_FORMAT "\n"

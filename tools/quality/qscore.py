@@ -472,6 +472,9 @@ def score_call(reference, received, call=None, frame_log=None,
         "frames_late": call["frames_late"],
         "jitterbuffer_latency_ms": call.get("jitterbuffer_latency_ms"),
         "links_up": call.get("links_up"),
+        # donarjitterbuffer's own estimate during the call (its
+        # donar-quality messages, donar-demo's summary), beside PESQ.
+        "live_quality": call.get("live_quality"),
         "alignment_ms": out["alignment_ms"],
     }
     return result
