@@ -11,6 +11,7 @@ they come from.
         [--calls 96] [--seed 1] [--voice-calls 32] [--voice-segments 8]
     build-venv/bin/python3 tools/evaluate.py --only voice   # that section
     build-venv/bin/python3 tools/evaluate.py --only shared-fate  # that one
+    build-venv/bin/python3 tools/evaluate.py --only short-calls  # that one
     build-venv/bin/python3 tools/evaluate.py --quick --out /tmp/eval  # smoke
 
 Python 3 with matplotlib, numpy and scipy (Debian) and PyPI's pesq for the
@@ -604,7 +605,7 @@ def run_voice(build, plan, scratch):
 # Plans
 
 # The sections `--only` runs alone, each between its markers on the page.
-ONLY_SECTIONS = ('voice', 'shared-fate')
+ONLY_SECTIONS = ('voice', 'shared-fate', 'short-calls')
 
 
 @dataclass(frozen=True)
@@ -768,6 +769,35 @@ def shared_fate_runs(plan):
         for oracle in SHARED_FATE_ORACLES:
             runs[(scenario.key, None, oracle.key)] = shared_fate_run(
                 plan, scenario, oracle, None)
+    return runs
+
+
+# The first seconds of a call, apart (the README's demo is a 20-s call),
+# both ways and one way: a callee that only listens gives the caller its
+# news in acknowledgements alone (docs/protocol.md, *Keepalives*); donar-sim's
+# long calls of both sides sending never see either.
+SHORT_CALL_SECONDS = 20
+SHORT_CALLS_FACTOR = 4
+SHORT_CALL_POLICIES = (ALTERNATE, DOUBLE_SEND, ADAPTIVE_1, ADAPTIVE_2)
+SHORT_CALL_WAYS = (('two-way', 'both ends talk', ()),
+                   ('one-way', 'the callee only listens', ('--one-way',)))
+SHORT_CALLS_BEGIN = '<!-- short calls begin -->'
+SHORT_CALLS_END = '<!-- short calls end -->'
+
+
+def short_call_runs(plan):
+    """{(policy key, way key): SimRun} of 20-s calls (a tenth of the quick
+    run's 30 s in a quick run, for a smoke test)."""
+    seconds = 3 if plan.quick else SHORT_CALL_SECONDS
+    runs = {}
+    for policy in SHORT_CALL_POLICIES:
+        for way, label, args in SHORT_CALL_WAYS:
+            runs[(policy.key, way)] = SimRun(
+                Policy(policy.key, policy.label, policy.args + args,
+                       policy.links),
+                SECURITIES[0], seconds, plan.calls * SHORT_CALLS_FACTOR,
+                plan.seed, protocol_options(policy),
+                note=f'{seconds}-s calls, {label}')
     return runs
 
 
@@ -1234,6 +1264,42 @@ def section_shared_fate(fate, plan, command, cpu_s):
                   shared_fate_scenario_table(fate, scenario)]
     lines.append(SHARED_FATE_END)
     return '\n'.join(lines)
+
+
+def section_short_calls(reports, plan, command, cpu_s):
+    run = next(iter(short_call_runs(plan).values()))
+    header = ['policy'] + [f'{label}: successful % / p99 / p99.9 ms'
+                           for _, label, _ in SHORT_CALL_WAYS]
+    rows = []
+    for policy in SHORT_CALL_POLICIES:
+        row = [policy.label]
+        for way, _, _ in SHORT_CALL_WAYS:
+            r = reports[(policy.key, way)]
+            latency = r['latency_ms']
+            row.append(f'{pct(r["successful_ratio"])} / '
+                       f'{ms(latency.get("p99"))} / '
+                       f'{ms(latency.get("p999"))}')
+        rows.append(row)
+    lines = [
+        SHORT_CALLS_BEGIN, '## Short and one-way calls', '',
+        f'{run.calls} calls of {run.seconds} s, {SECURITIES[0].label}, seed '
+        f'{plan.seed}: the first seconds of a call, which the long calls '
+        'above dilute (a frame late in the first second is 0.07 % of a '
+        '5-minute call, 0.2 % of a 20-s one), with both ends talking and '
+        'with a callee that only listens (`donar-sim --one-way`, as the '
+        'README\'s demo), whose acknowledgements alone tell the caller of '
+        'its links (docs/protocol.md, *Keepalives*). A one-way call is '
+        'successful when 99 % of the caller\'s frames are in time.', '',
+        table(header, rows), '',
+        f'Regenerate this section alone: `{command}` ({len(reports)} '
+        f'donar-sim runs, {duration_text(cpu_s)} of CPU).',
+        SHORT_CALLS_END]
+    return '\n'.join(lines)
+
+
+def replace_short_calls_section(page, section):
+    return replace_marked_section(page, SHORT_CALLS_BEGIN, SHORT_CALLS_END,
+                                  section, SECTION_AFTER_SHARED_FATE)
 
 
 def write_plots(out, results, sweep, plan):
@@ -1740,7 +1806,8 @@ def section_over_tor(out):
 
 
 def render_page(plan, command, calibration, results, sweep, faults, news,
-                fate, speeds, wall_s, cpu_s, notes, voice, voice_wall_s, out):
+                fate, short, speeds, wall_s, cpu_s, notes, voice,
+                voice_wall_s, out):
     successful_diffs = compare(results, PAPER_SUCCESSFUL, 'successful_ratio',
                                'successful calls', plan)
     dropped_diffs = compare(results, PAPER_DROPPED, 'dropped_ratio',
@@ -1760,6 +1827,8 @@ def render_page(plan, command, calibration, results, sweep, faults, news,
         section_faults(faults, plan),
         section_shared_fate(fate['reports'], plan, fate['command'],
                             fate['cpu_s']),
+        section_short_calls(short['reports'], plan, short['command'],
+                            short['cpu_s']),
         section_cdfs(plan),
         section_sweep(sweep, plan),
         section_voice(voice, plan, voice_wall_s),
@@ -1908,12 +1977,40 @@ def shared_fate_only(args, plan):
         f'{duration_text(time.monotonic() - started)}')
 
 
+def short_call_figures(args, short_plan, reports):
+    """What section_short_calls needs of the runs of short_plan."""
+    return {'reports': {key: reports[run] for key, run in short_plan.items()},
+            'command': reproducing_command(args, 'short-calls'),
+            'cpu_s': sum(reports[run]['cpu_s']
+                         for run in short_plan.values())}
+
+
+def short_calls_only(args, plan):
+    """Runs the short-call section alone and replaces it in the page."""
+    started = time.monotonic()
+    short_plan = short_call_runs(plan)
+    with tempfile.TemporaryDirectory(prefix='donar-evaluate-') as scratch:
+        _, reports = run_all(snapshot_tools(args.build, scratch),
+                             list(short_plan.values()), plan.seed,
+                             plan.quick, scratch, calibrate=False)
+    short = short_call_figures(args, short_plan, reports)
+    page_path = write_section_alone(
+        args.out, 'short calls', replace_short_calls_section,
+        section_short_calls(short['reports'], plan, short['command'],
+                            short['cpu_s']))
+    log(f'wrote the short-call section of {page_path} in '
+        f'{duration_text(time.monotonic() - started)}')
+
+
 def main(argv):
     args = parse_args(argv)
     check_tools(args.build)
     plan = make_plan(args)
     if args.only == 'shared-fate':
         shared_fate_only(args, plan)
+        return
+    if args.only == 'short-calls':
+        short_calls_only(args, plan)
         return
     import_pyplot()              # fail now rather than after the runs
     import_quality()
@@ -1924,15 +2021,17 @@ def main(argv):
     main_plan, sweep_plan = main_runs(plan), sweep_runs(plan)
     fault_plan, news_plan = fault_runs(plan), news_runs(plan)
     fate_plan = shared_fate_runs(plan)
+    short_plan = short_call_runs(plan)
     log(f'{len(main_plan)} + {len(sweep_plan)} + {len(fault_plan)} + '
-        f'{len(news_plan)} + {len(fate_plan)} donar-sim runs on '
-        f'{os.cpu_count()} cores' + (' (quick)' if plan.quick else ''))
+        f'{len(news_plan)} + {len(fate_plan)} + {len(short_plan)} donar-sim '
+        f'runs on {os.cpu_count()} cores' + (' (quick)' if plan.quick else ''))
     with tempfile.TemporaryDirectory(prefix='donar-evaluate-') as scratch:
         tools = snapshot_tools(args.build, scratch)
         calibration, reports = run_all(
             tools, list(main_plan.values()) + list(sweep_plan.values()) +
             list(fault_plan.values()) + list(news_plan.values()) +
-            list(fate_plan.values()), plan.seed, plan.quick, scratch)
+            list(fate_plan.values()) + list(short_plan.values()), plan.seed,
+            plan.quick, scratch)
         voice_started = time.monotonic()
         voice = run_voice(tools, plan, scratch)
         voice_wall_s = time.monotonic() - voice_started
@@ -1942,6 +2041,7 @@ def main(argv):
     faults = {key: reports[run] for key, run in fault_plan.items()}
     news = {key: reports[run] for key, run in news_plan.items()}
     fate = shared_fate_figures(args, plan, fate_plan, reports)
+    short = short_call_figures(args, short_plan, reports)
     cpu_s = sum(report['cpu_s'] for report in reports.values())
 
     os.makedirs(args.out, exist_ok=True)
@@ -1950,7 +2050,8 @@ def main(argv):
     page_path = os.path.join(args.out, 'evaluation.md')
     wall_s = time.monotonic() - started
     page = render_page(plan, reproducing_command(args), calibration, results,
-                       sweep, faults, news, fate, speeds, wall_s, cpu_s,
+                       sweep, faults, news, fate, short, speeds, wall_s,
+                       cpu_s,
                        read_notes(page_path), voice, voice_wall_s, args.out)
     write_atomically(page_path, page)
     log(f'wrote {page_path} in {duration_text(wall_s)}')

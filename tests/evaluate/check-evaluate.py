@@ -3,7 +3,8 @@
 writes evaluation.md and its plots, with the voice-quality section, and
 keeps the notes a human wrote and the section "Over real tor" that
 tools/tornet/evaluate-tornet.py left in evaluation-tor.md, and has the
-section "Shared fate" with its targets; --voice-only and --only shared-fate
+section "Shared fate" with its targets; --voice-only, --only shared-fate
+and --only short-calls
 then replace their section alone.
 
     check-evaluate.py EVALUATE_PY BUILD_DIR
@@ -71,6 +72,11 @@ SHARED_FATE_NEEDS = ('## Shared fate', '--only shared-fate',
                      'told 100 ms late')
 
 
+def short_calls_section(page):
+    return re.findall(r'<!-- short calls begin -->.*?'
+                      r'<!-- short calls end -->', page, re.DOTALL)
+
+
 def check_only(evaluate, build, out, page, options, section, written):
     """evaluate.py OPTIONS replaces section (a function finding it on a
     page) with one in which `written` shows, and nothing else."""
@@ -126,12 +132,19 @@ def main(evaluate, build):
         page = check_only(evaluate, build, out, page,
                           ('--voice-only', '--voice-calls', '1'),
                           voice_section, '1 calls of')
-        check_only(evaluate, build, out, page,
-                   ('--only', 'shared-fate', '--calls', '2'),
-                   shared_fate_section, '2 calls of')
+        page = check_only(evaluate, build, out, page,
+                          ('--only', 'shared-fate', '--calls', '2'),
+                          shared_fate_section, '2 calls of')
+        # Both ways and one way, each policy a row: 4 x 2 calls of 3 s.
+        page = check_only(evaluate, build, out, page,
+                          ('--only', 'short-calls', '--calls', '2'),
+                          short_calls_section, '8 calls of 3 s')
+        if '| ADAPTIVE, budget 2 |' not in short_calls_section(page)[0]:
+            fail('the short-call section has no row of ADAPTIVE, budget 2')
         print(f'check-evaluate: evaluation.md and {len(images)} plots '
               'written, notes and the section over real tor kept, the '
-              'voice-quality and shared-fate sections replaced alone')
+              'voice-quality, shared-fate and short-call sections replaced '
+              'alone')
 
 
 if __name__ == '__main__':

@@ -100,6 +100,7 @@ main (int argc, char **argv)
   gdouble duration = 300, budget = 2.0;
   gint64 seed = 1;
   gboolean json = FALSE, spread_copies = FALSE, no_spread_copies = FALSE;
+  gboolean one_way = FALSE;
   GOptionEntry entries[] = {
     {"policy", 0, 0, G_OPTION_ARG_STRING, &policy,
         "simple, torfone, alternate, double-send, adaptive or oracle "
@@ -181,6 +182,9 @@ main (int argc, char **argv)
         "the callee's process dies at AT and is back DOWN seconds later "
           "(5) with a new session: every link breaks, the caller dials "
           "again with backoff", "AT[,DOWN]"},
+    {"one-way", 0, 0, G_OPTION_ARG_NONE, &one_way,
+        "the callee hands over no frame, as the README's demo: only the "
+          "caller's frames count", NULL},
     {"frame-log", 0, 0, G_OPTION_ARG_FILENAME, &frame_log,
         "write each frame's fate to DIR/call<N>-dir<D>.csv (rows "
           "seq,sent_ms,arrival_ms; no arrival: lost)", "DIR"},
@@ -261,6 +265,7 @@ main (int argc, char **argv)
   s->config.alarm_frames = alarm_frames;
   s->config.budget = budget;
   s->config.spread_copies = !no_spread_copies;
+  s->one_way = one_way;
   if (paths == NULL || g_strcmp0 (paths, "own") == 0)
     s->paths = SIM_PATHS_OWN;
   else if (g_strcmp0 (paths, "caller") == 0)

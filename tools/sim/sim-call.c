@@ -301,6 +301,7 @@ call_init (Call * call, const SimSettings * settings, guint index,
   call->result = result;
   memset (result, 0, sizeof *result);
   result->n_frames = n_frames;
+  result->one_way = settings->one_way;
   if (settings->log_sends)
     result->sends = g_string_new ("dir,frame,link,caller_guard,callee_guard\n");
   for (guint d = 0; d < 2; d++) {
@@ -716,8 +717,8 @@ sim_run_call (const SimSettings * settings, guint index,
         call.next_probe += settings->probe_every_us;
       }
       for (guint side = 0; side < 2; side++) {
-        /* A dead callee sends nothing. */
-        if (side == 1 && call.callee_down)
+        /* A dead callee sends nothing, nor does a listener. */
+        if (side == 1 && (call.callee_down || settings->one_way))
           continue;
         if (settings->oracle) {
           oracle_send (&call, side, next_frame);

@@ -90,6 +90,10 @@ typedef struct
   gboolean peer_restart;
   gint64 peer_restart_at_us;
   gint64 peer_down_us;
+  /* The callee hands over no frame (a listener, as the README's demo):
+   * the caller's frames are the call, and all its news of its links comes
+   * in the callee's acknowledgements. */
+  gboolean one_way;
   /* Called every probe_every_us of virtual time (at the first frame from
    * then on) and once at the end of the call, before anything is freed
    * (the soak test); 0: never. */
@@ -115,6 +119,7 @@ typedef struct _SimProbe
 typedef struct
 {
   guint n_frames;               /* per direction */
+  gboolean one_way;             /* only direction 0 carries frames */
   /* One-way latency (µs) of each frame, by direction (0: caller to
    * callee); SIM_LOST when it never came. */
   gint32 *latency_us[2];

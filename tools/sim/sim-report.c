@@ -38,7 +38,8 @@ sim_summarize_call (const SimCallResult * result, gint64 deadline_us,
   summary->records_over_window = result->records_over_window;
   summary->max_us = -1;
 
-  for (guint d = 0; d < 2; d++) {
+  direction_ok[1] = TRUE;
+  for (guint d = 0; d < (result->one_way ? 1 : 2); d++) {
     guint64 in_time = 0, run = 0;
 
     for (guint f = 0; f < result->n_frames; f++) {

@@ -153,6 +153,50 @@ test_constant_links (void)
   remove_traces (dir, 12);
 }
 
+/* A one-way call (the callee a listener) of 20 s over links of 100 ms,
+ * ADAPTIVE at budget 1: every one of the caller's 500 frames takes 100 ms,
+ * the callee's direction counts for nothing, and the call is successful.
+ * The callee's only messages are its acknowledgements, with no frame: the
+ * first 160 ms after its session began (the caller's first frame came at
+ * 100 ms), then every 160 ms while the caller's frames come, the last at
+ * 20.16 s after the last frame came at 20.06 s: 126 of them.  The caller
+ * hears no frame, so it sends no keepalive of its own. */
+static void
+test_one_way (void)
+{
+  static const gint delays[12] = { 100, 100, 100, 100, 100, 100,
+    100, 100, 100, 100, 100, 100
+  };
+  gchar *dir = write_traces (delays, 12);
+  SimSettings s;
+  SimCallResult r;
+  SimCallSummary summary;
+  GError *error = NULL;
+
+  settings_init (&s, DONAR_POLICY_ADAPTIVE, 20);
+  s.config.budget = 1.0;
+  s.trace_dir = dir;
+  s.one_way = TRUE;
+  g_assert_true (sim_run_call (&s, 0, &r, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (r.n_frames, ==, 500);
+  for (guint f = 0; f < r.n_frames; f++) {
+    g_assert_cmpint (r.latency_us[0][f], ==, 100 * MS);
+    g_assert_cmpint (r.latency_us[1][f], ==, SIM_LOST);
+  }
+  /* The frames, each link's opening (CHALLENGE, two HELLOs, RENDEZVOUS),
+   * the acknowledgements. */
+  g_assert_cmpuint (r.messages_sent, ==, 500 + 4 * 12 + 126);
+  sim_summarize_call (&r, s.deadline_us, 1000 * MS, &summary);
+  g_assert_true (summary.successful);
+  g_assert_false (summary.dropped);
+  g_assert_cmpuint (summary.frames, ==, 500);
+  g_assert_cmpuint (summary.lost, ==, 0);
+  sim_call_summary_clear (&summary);
+  sim_call_result_clear (&r);
+  remove_traces (dir, 12);
+}
+
 /* Links 0 to 8 take a second, 9 to 11 take 100 ms.  The groups start at
  * random, so slow links carry frames at first; the monitor must find them
  * out within a few windows and put the three fast ones in L1ST.  From then
@@ -710,6 +754,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sim/constant-links", test_constant_links);
+  g_test_add_func ("/sim/one-way", test_one_way);
   g_test_add_func ("/sim/frame-log", test_frame_log);
   g_test_add_func ("/sim/cut", test_cut);
   g_test_add_func ("/sim/cut-stalls", test_cut_stalls);
