@@ -724,6 +724,22 @@ donar_session_set_link_path (DonarSession * session, guint link,
   tell_rendezvous (session, link);
 }
 
+/* Whether some side of the call reads what our keepalives carry: an
+ * ADAPTIVE peer our acknowledgements; a peer of the paper's policies our
+ * scores of its links, which ride on our frames too, so that a side that
+ * has never handed one over (a listener) must send them alone, or its
+ * peer's groups stay as chance drew them for the whole call.  A paper's
+ * policy that has talked keeps its peer's groups as they were while it is
+ * muted, as the paper's DONAR does. */
+static gboolean
+keepalives_read (const DonarSession * session)
+{
+  if (session->config.policy == DONAR_POLICY_ADAPTIVE)
+    return session->peer_acknowledges;
+  return session->config.policy != DONAR_POLICY_SIMPLE &&
+      history_lookup (session, session->next_seq - 1) == NULL;
+}
+
 /* When the next keepalive is due, or G_MAXINT64: none while the
  * application sends, or no new frame of the peer's came since the last
  * (two muted sides do not keep each other busy). */
@@ -733,8 +749,8 @@ keepalive_due (const DonarSession * session)
   gint64 period = KEEPALIVE_PERIODS * session->config.frame_period_us;
   gint64 since = MAX (session->last_handed_us, session->last_keepalive_us);
 
-  if (session->config.policy != DONAR_POLICY_ADAPTIVE || session->ended ||
-      !session->peer_acknowledges || session->last_delivered_us <= since)
+  if (session->ended || !keepalives_read (session) ||
+      session->last_delivered_us <= since)
     return G_MAXINT64;
   return since + period;
 }

@@ -211,8 +211,13 @@ test_slow_links_are_found_out (void)
   };
   gchar *dir = write_traces (delays, 12);
 
-  for (DonarPolicy policy = DONAR_POLICY_ALTERNATE;
-      policy <= DONAR_POLICY_DOUBLE_SEND; policy++) {
+  /* Both ways, then one way: a callee that only listens tells the caller
+   * its scores in messages of their own (docs/protocol.md, *Keepalives*),
+   * without which the caller's groups stay as they were drawn. */
+  for (guint way = 0; way < 4; way++) {
+    DonarPolicy policy = way % 2 == 0 ? DONAR_POLICY_ALTERNATE :
+        DONAR_POLICY_DOUBLE_SEND;
+    gboolean one_way = way >= 2;
     SimSettings s;
     SimCallResult r;
     GError *error = NULL;
@@ -220,8 +225,9 @@ test_slow_links_are_found_out (void)
 
     settings_init (&s, policy, 120);
     s.trace_dir = dir;
+    s.one_way = one_way;
     g_assert_true (sim_run_call (&s, 0, &r, &error));
-    for (guint d = 0; d < 2; d++)
+    for (guint d = 0; d < (one_way ? 1 : 2); d++)
       for (guint f = 0; f < r.n_frames; f++) {
         gint32 latency = r.latency_us[d][f];
 
@@ -239,8 +245,11 @@ test_slow_links_are_found_out (void)
           rescued += latency == 140 * MS;
         }
       }
-    /* The random start did put slow links to use. */
-    g_assert_cmpuint (slow_at_start, >, 0);
+    /* The random start did put slow links to use (one way, the caller's
+     * draw alone may have had a fast copy for every frame; the frames
+     * after 10 s are what fail without the callee's scores). */
+    if (!one_way)
+      g_assert_cmpuint (slow_at_start, >, 0);
     if (policy == DONAR_POLICY_ALTERNATE)
       g_assert_cmpuint (rescued, >, 0);
     sim_call_result_clear (&r);
