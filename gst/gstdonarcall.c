@@ -7,6 +7,7 @@
 #endif
 
 #include "gstdonarcall.h"
+#include "gstdonarcallposts.h"
 #include "gstdonarprogress.h"
 #include "gstdonaruri.h"
 #include "donar-call-tor-control.h"
@@ -41,8 +42,17 @@ struct _GstDonarCall
   gint refcount;                /* under registry_lock */
   gchar *name;                  /* the registry key; NULL: of one element */
 
+  /* Taken by the setup thread, the engine's thread (on_event), the
+   * elements' state changes, their stats and their action signals; never
+   * held while the application is called: the messages are queued in
+   * posts under it and posted once it is released
+   * (gst_donar_call_posts_unlock ()).  The elements' callbacks
+   * (GstDonarCallClient's on_event, on_ready) run under it: they only set
+   * an atomic.  After registry_lock and the element's object lock when
+   * taken with them (gst_donar_call_client_start ()). */
   GMutex lock;
   /* Under lock. */
+  GstDonarCallPosts posts;
   GList *clients;
   DonarCall *call;
   gboolean done;
@@ -616,28 +626,32 @@ gst_donar_call_client_get_property (GstDonarCallClient * client,
   return known;
 }
 
-/* Messages to every element of the call, under call->lock. */
+/* Messages to every element of the call, queued under call->lock and
+ * posted when it is released (gstdonarcallposts.h). */
 static void
-post_progress (GstDonarCallClient * client, GstProgressType type,
-    const gchar * text, gint percent)
+post_progress (GstDonarCall * call, GstDonarCallClient * client,
+    GstProgressType type, const gchar * text, gint percent)
 {
-  gst_element_post_message (client->element,
+  gst_donar_call_posts_add (&call->posts, client->element,
       gst_donar_progress_message_new (client->element, type, text, percent));
 }
 
 /* A file that cannot be written does not stop the call: the address is
  * also in the donar-call-address message. */
 static void
-write_address_file (GstDonarCallClient * client, const gchar * address)
+write_address_file (GstDonarCall * call, GstDonarCallClient * client,
+    const gchar * address)
 {
   GError *error = NULL;
 
   if (client->address_file[0] == '\0')
     return;
   if (!donar_call_write_address_file (client->address_file, address, &error)) {
-    GST_ELEMENT_WARNING (client->element, RESOURCE, OPEN_WRITE,
-        ("Could not write the call address to \"%s\"; the call goes on.",
-            client->address_file), ("%s", error->message));
+    gst_donar_call_posts_add_resource (&call->posts, client->element,
+        GST_MESSAGE_WARNING, GST_RESOURCE_ERROR_OPEN_WRITE,
+        g_strdup_printf ("Could not write the call address to \"%s\"; the "
+            "call goes on.", client->address_file), g_strdup (error->message),
+        NULL);
     g_error_free (error);
   }
 }
@@ -645,7 +659,7 @@ write_address_file (GstDonarCallClient * client, const gchar * address)
 static void
 post_links (GstDonarCall * call, GstDonarCallClient * client)
 {
-  gst_element_post_message (client->element,
+  gst_donar_call_posts_add (&call->posts, client->element,
       gst_message_new_element (GST_OBJECT (client->element),
           gst_structure_new ("donar-links", "links-up", G_TYPE_UINT,
               (guint) call->links_up, "links", G_TYPE_UINT, call->n_links,
@@ -666,7 +680,7 @@ call_is_ready (GstDonarCall * call)
 static void
 post_ready (GstDonarCall * call, GstDonarCallClient * client)
 {
-  gst_element_post_message (client->element,
+  gst_donar_call_posts_add (&call->posts, client->element,
       gst_message_new_element (GST_OBJECT (client->element),
           gst_structure_new ("donar-ready", "callee", G_TYPE_BOOLEAN,
               call->options.role == DONAR_ROLE_CALLEE, NULL)));
@@ -696,12 +710,15 @@ call_failure (GstDonarCall * call)
 }
 
 static void
-post_setup_error (GstElement * element, const gchar * reason)
+post_setup_error (GstDonarCall * call, GstElement * element,
+    const gchar * reason)
 {
   /* The reason in the message itself, where gst-launch-1.0 and most
    * applications show it, not only in the debug text. */
-  GST_ELEMENT_ERROR (element, RESOURCE, OPEN_READ_WRITE,
-      ("The DONAR call could not be set up: %s.", reason), ("%s", reason));
+  gst_donar_call_posts_add_resource (&call->posts, element, GST_MESSAGE_ERROR,
+      GST_RESOURCE_ERROR_OPEN_READ_WRITE,
+      g_strdup_printf ("The DONAR call could not be set up: %s.", reason),
+      g_strdup (reason), NULL);
 }
 
 static void
@@ -715,18 +732,20 @@ client_ready (GstDonarCall * call, GstDonarCallClient * client)
      * end as its cue to go to PLAYING, and quits on the error only if the
      * error came first (else PLAYING posts it again).  A refused call
      * says so to an element that joins it, never "call set up". */
-    post_setup_error (element, failure);
-    post_progress (client, GST_PROGRESS_TYPE_ERROR, failure, call->percent);
+    post_setup_error (call, element, failure);
+    post_progress (call, client, GST_PROGRESS_TYPE_ERROR, failure,
+        call->percent);
   } else if (call->call) {
     const gchar *address = donar_call_get_address (call->call);
 
-    post_progress (client, GST_PROGRESS_TYPE_COMPLETE, "call set up", 100);
+    post_progress (call, client, GST_PROGRESS_TYPE_COMPLETE, "call set up",
+        100);
     /* Only the callee has an address to give; the caller's would only put
      * its secret in the hands of whoever watches the bus.  The file before
      * the message, so that whoever waits for the message finds it. */
     if (call->options.role == DONAR_ROLE_CALLEE) {
-      write_address_file (client, address);
-      gst_element_post_message (element,
+      write_address_file (call, client, address);
+      gst_donar_call_posts_add (&call->posts, element,
           gst_message_new_element (GST_OBJECT (element),
               gst_structure_new ("donar-call-address", "address",
                   G_TYPE_STRING, address, "callee", G_TYPE_BOOLEAN, TRUE,
@@ -737,8 +756,8 @@ client_ready (GstDonarCall * call, GstDonarCallClient * client)
   } else {
     /* Every start has its end, or an application that waits for the
      * progress to end waits for ever. */
-    post_progress (client, GST_PROGRESS_TYPE_CANCELED, "call setup canceled",
-        call->percent);
+    post_progress (call, client, GST_PROGRESS_TYPE_CANCELED,
+        "call setup canceled", call->percent);
   }
 }
 
@@ -752,17 +771,18 @@ on_progress (const gchar * step, gint percent, gpointer user_data)
   g_mutex_lock (&call->lock);
   call->percent = gst_donar_progress_percent (step, percent, call->percent);
   for (GList * l = call->clients; l; l = l->next)
-    post_progress (l->data, GST_PROGRESS_TYPE_CONTINUE, text, call->percent);
-  g_mutex_unlock (&call->lock);
+    post_progress (call, l->data, GST_PROGRESS_TYPE_CONTINUE, text,
+        call->percent);
+  gst_donar_call_posts_unlock (&call->posts, &call->lock);
 }
 
 /* donar-call-ended: why ("hung-up" here; "peer-hung-up", "peer-failed",
  * "peer-ended" with no reason, "peer-unreachable") and the details. */
 static void
-post_ended (GstDonarCallClient * client, const gchar * reason,
-    const gchar * message)
+post_ended (GstDonarCall * call, GstDonarCallClient * client,
+    const gchar * reason, const gchar * message)
 {
-  gst_element_post_message (client->element,
+  gst_donar_call_posts_add (&call->posts, client->element,
       gst_message_new_element (GST_OBJECT (client->element),
           gst_structure_new ("donar-call-ended", "reason", G_TYPE_STRING,
               reason, "message", G_TYPE_STRING, message, NULL)));
@@ -772,9 +792,10 @@ post_ended (GstDonarCallClient * client, const gchar * reason,
  * its key file, a caller dialing again): its RTP (SSRC, sequence,
  * timestamps) starts over too, and an rtpbin gives it a new pad. */
 static void
-post_peer_restarted (GstDonarCallClient * client, guint link)
+post_peer_restarted (GstDonarCall * call, GstDonarCallClient * client,
+    guint link)
 {
-  gst_element_post_message (client->element,
+  gst_donar_call_posts_add (&call->posts, client->element,
       gst_message_new_element (GST_OBJECT (client->element),
           gst_structure_new ("donar-peer-restarted", "link", G_TYPE_UINT,
               link, NULL)));
@@ -783,9 +804,10 @@ post_peer_restarted (GstDonarCallClient * client, guint link)
 /* donar-incoming-call (callee): the caller's first link is authenticated;
  * "answered" FALSE while the application must accept or reject it. */
 static void
-post_incoming_call (GstDonarCallClient * client, guint link, gboolean answered)
+post_incoming_call (GstDonarCall * call, GstDonarCallClient * client,
+    guint link, gboolean answered)
 {
-  gst_element_post_message (client->element,
+  gst_donar_call_posts_add (&call->posts, client->element,
       gst_message_new_element (GST_OBJECT (client->element),
           gst_structure_new ("donar-incoming-call", "link", G_TYPE_UINT,
               link, "answered", G_TYPE_BOOLEAN, answered, NULL)));
@@ -795,16 +817,16 @@ post_incoming_call (GstDonarCallClient * client, guint link, gboolean answered)
  * no_link_warning_us), not after peer-timeout: a warning naming the likely
  * cause, and its short name in the details' "reason" for applications. */
 static void
-post_no_link_yet (GstElement * element, const gchar * failure,
-    const gchar * explanation, const gchar * message)
+post_no_link_yet (GstDonarCall * call, GstElement * element,
+    const gchar * failure, const gchar * explanation, const gchar * message)
 {
   GstStructure *details = gst_structure_new ("details", "reason",
       G_TYPE_STRING, failure, NULL);
 
-  gst_element_message_full_with_details (element, GST_MESSAGE_WARNING,
-      GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ_WRITE,
+  gst_donar_call_posts_add_resource (&call->posts, element,
+      GST_MESSAGE_WARNING, GST_RESOURCE_ERROR_OPEN_READ_WRITE,
       g_strdup_printf ("No link to the other end yet: %s.", explanation),
-      g_strdup (message), __FILE__, GST_FUNCTION, __LINE__, details);
+      g_strdup (message), details);
 }
 
 /* Under call->lock; events may come before setup_thread sets call->call. */
@@ -825,6 +847,12 @@ peer_end_reason (GstDonarCall * call)
   call_end (call, &reason);
   return donar_link_end_peer_reason (reason);
 }
+
+/* Under call->lock: a warning or an error about the links, the engine's
+ * message as its debug text. */
+#define queue_resource(call, element, type, code, text, debug) \
+  gst_donar_call_posts_add_resource (&(call)->posts, (element), (type), \
+      (code), (text), g_strdup (debug), NULL)
 
 static void
 on_event (const DonarLinkEvent * event, gpointer user_data)
@@ -865,58 +893,65 @@ on_event (const DonarLinkEvent * event, gpointer user_data)
         event->links_up, event->message);
     switch (event->type) {
       case DONAR_LINK_EVENT_LINK_DOWN:
-        GST_ELEMENT_WARNING (element, RESOURCE, WRITE,
-            ("Link %u of the call is down.", event->link), ("%s",
-                event->message));
+        queue_resource (call, element, GST_MESSAGE_WARNING,
+            GST_RESOURCE_ERROR_WRITE,
+            g_strdup_printf ("Link %u of the call is down.", event->link),
+            event->message);
         break;
       case DONAR_LINK_EVENT_NO_LINK_LEFT:
         /* Only a caller dials; a callee's onion waits to be dialed. */
         if (call->options.role == DONAR_ROLE_CALLER)
-          GST_ELEMENT_WARNING (element, RESOURCE, WRITE,
-              ("No link of the call is left open; dialing again."), ("%s",
-                  event->message));
+          queue_resource (call, element, GST_MESSAGE_WARNING,
+              GST_RESOURCE_ERROR_WRITE,
+              g_strdup ("No link of the call is left open; dialing again."),
+              event->message);
         else
-          GST_ELEMENT_WARNING (element, RESOURCE, WRITE,
-              ("No link of the call is left open; waiting for the caller to "
-                  "reconnect."), ("%s", event->message));
+          queue_resource (call, element, GST_MESSAGE_WARNING,
+              GST_RESOURCE_ERROR_WRITE,
+              g_strdup ("No link of the call is left open; waiting for the "
+                  "caller to reconnect."), event->message);
         break;
       case DONAR_LINK_EVENT_PEER_UNREACHABLE:
         if (now_ended) {
-          post_ended (client, "peer-unreachable", event->message);
-          GST_ELEMENT_ERROR (element, RESOURCE, WRITE,
-              ("The other end of the call is unreachable: no link to it for "
-                  "peer-timeout (%u s).", client->settings.peer_timeout),
-              ("%s", event->message));
+          post_ended (call, client, "peer-unreachable", event->message);
+          queue_resource (call, element, GST_MESSAGE_ERROR,
+              GST_RESOURCE_ERROR_WRITE,
+              g_strdup_printf ("The other end of the call is unreachable: no "
+                  "link to it for peer-timeout (%u s).",
+                  client->settings.peer_timeout), event->message);
         } else if (call->done) {
-          GST_ELEMENT_ERROR (element, RESOURCE, WRITE,
-              ("The other end of the call cannot be reached."), ("%s",
-                  event->message));
+          queue_resource (call, element, GST_MESSAGE_ERROR,
+              GST_RESOURCE_ERROR_WRITE,
+              g_strdup ("The other end of the call cannot be reached."),
+              event->message);
         }
         /* Else the setup thread fails the setup with it. */
         break;
       case DONAR_LINK_EVENT_NO_LINK_YET:
-        post_no_link_yet (element, failure, explanation, event->message);
+        post_no_link_yet (call, element, failure, explanation, event->message);
         break;
       case DONAR_LINK_EVENT_PEER_ENDED:
-        post_ended (client, peer_end_reason (call), event->message);
+        post_ended (call, client, peer_end_reason (call), event->message);
         call_end (call, &reason);
         /* A gst-launch caller exits with the reason, not as after a
          * hang-up. */
         if (reason == DONAR_BYE_REJECTED)
-          GST_ELEMENT_ERROR (element, RESOURCE, OPEN_WRITE,
-              ("The other end rejected the call."), ("%s", event->message));
+          queue_resource (call, element, GST_MESSAGE_ERROR,
+              GST_RESOURCE_ERROR_OPEN_WRITE,
+              g_strdup ("The other end rejected the call."), event->message);
         break;
       case DONAR_LINK_EVENT_INCOMING_CALL:
-        post_incoming_call (client, event->link,
+        post_incoming_call (call, client, event->link,
             g_atomic_int_get (&call->answered));
         break;
       case DONAR_LINK_EVENT_PEER_RESTARTED:
-        post_peer_restarted (client, event->link);
+        post_peer_restarted (call, client, event->link);
         break;
       case DONAR_LINK_EVENT_NO_LINK_IN_TIME:
-        GST_ELEMENT_WARNING (element, RESOURCE, WRITE,
-            ("No link of the call delivers in time: the path is stalled."),
-            ("%s", event->message));
+        queue_resource (call, element, GST_MESSAGE_WARNING,
+            GST_RESOURCE_ERROR_WRITE,
+            g_strdup ("No link of the call delivers in time: the path is "
+                "stalled."), event->message);
         break;
       default:
         break;
@@ -928,7 +963,7 @@ on_event (const DonarLinkEvent * event, gpointer user_data)
     if (now_ready)
       post_ready (call, client);
   }
-  g_mutex_unlock (&call->lock);
+  gst_donar_call_posts_unlock (&call->posts, &call->lock);
 }
 
 /* A warning or an error from every element of the call (lib/call's
@@ -939,10 +974,10 @@ post_to_clients (GstDonarCall * call, GstMessageType type,
 {
   g_mutex_lock (&call->lock);
   for (GList * l = call->clients; l; l = l->next)
-    gst_element_message_full (((GstDonarCallClient *) l->data)->element,
-        type, GST_RESOURCE_ERROR, code, g_strdup (text), g_strdup (debug),
-        __FILE__, GST_FUNCTION, __LINE__);
-  g_mutex_unlock (&call->lock);
+    gst_donar_call_posts_add_resource (&call->posts,
+        ((GstDonarCallClient *) l->data)->element, type, code,
+        g_strdup (text), g_strdup (debug), NULL);
+  gst_donar_call_posts_unlock (&call->posts, &call->lock);
 }
 
 static void
@@ -1015,7 +1050,7 @@ setup_thread (gpointer user_data)
   call->ready = call_is_ready (call);
   for (GList * l = call->clients; l; l = l->next)
     client_ready (call, l->data);
-  g_mutex_unlock (&call->lock);
+  gst_donar_call_posts_unlock (&call->posts, &call->lock);
   return NULL;
 }
 
@@ -1137,6 +1172,7 @@ call_free (GstDonarCall * call)
   donar_secret_free (call->tor_password);
   g_free (call->tor_cookie_file);
   g_free (call->name);
+  gst_donar_call_posts_clear (&call->posts);
   g_mutex_clear (&call->lock);
   g_free (call);
 }
@@ -1162,6 +1198,33 @@ call_unref (GstDonarCall * call)
   g_mutex_unlock (&registry_lock);
   if (last)
     call_free (call);
+}
+
+static gpointer
+free_thread (gpointer user_data)
+{
+  call_free (user_data);
+  return NULL;
+}
+
+/* The reference an application's call took (stats, accept, reject): it
+ * may come from a sync bus handler on one of the call's own threads (its
+ * setup thread, its engine's), and the elements may have stopped
+ * meanwhile, this reference the last.  Freeing the call joins those
+ * threads, and a thread cannot join itself: the last one is dropped on a
+ * thread of its own. */
+static void
+call_unref_from_app (GstDonarCall * call)
+{
+  gboolean last;
+
+  g_mutex_lock (&registry_lock);
+  last = --call->refcount == 0;
+  if (last && call->name)
+    g_hash_table_remove (registry, call->name);
+  g_mutex_unlock (&registry_lock);
+  if (last)
+    g_thread_unref (g_thread_new ("donar-call-free", free_thread, call));
 }
 
 /* Posts the stats every stats-interval ms until stop. */
@@ -1277,6 +1340,7 @@ gst_donar_call_client_start (GstDonarCallClient * client)
     call = g_new0 (GstDonarCall, 1);
     call->refcount = 1;
     g_mutex_init (&call->lock);
+    gst_donar_call_posts_init (&call->posts);
     call->cancellable = g_cancellable_new ();
     if (fill_options (call, s, &error)) {
       if (key[0] != '\0') {
@@ -1320,12 +1384,13 @@ gst_donar_call_client_start (GstDonarCallClient * client)
   else {
     /* Each element's progress starts at 0; one that joins a setup already
      * under way then hears where it is. */
-    post_progress (client, GST_PROGRESS_TYPE_START, "setting up the call", 0);
+    post_progress (call, client, GST_PROGRESS_TYPE_START,
+        "setting up the call", 0);
     if (call->percent > 0)
-      post_progress (client, GST_PROGRESS_TYPE_CONTINUE,
+      post_progress (call, client, GST_PROGRESS_TYPE_CONTINUE,
           "joined the call's setup", call->percent);
   }
-  g_mutex_unlock (&call->lock);
+  gst_donar_call_posts_unlock (&call->posts, &call->lock);
 
   if (created)
     call->thread = g_thread_new ("donar-call-setup", setup_thread, call);
@@ -1366,9 +1431,9 @@ gst_donar_call_client_stop (GstDonarCallClient * client)
   /* This element's start of the progress gets its end: the setup thread
    * no longer posts it to this element. */
   if (!call->done)
-    post_progress (client, GST_PROGRESS_TYPE_CANCELED, "call setup canceled",
-        call->percent);
-  g_mutex_unlock (&call->lock);
+    post_progress (call, client, GST_PROGRESS_TYPE_CANCELED,
+        "call setup canceled", call->percent);
+  gst_donar_call_posts_unlock (&call->posts, &call->lock);
   call_unref (call);
 }
 
@@ -1396,10 +1461,11 @@ gst_donar_call_client_play (GstDonarCallClient * client)
     return TRUE;
   g_mutex_lock (&call->lock);
   reason = g_strdup (call_failure (call));
-  g_mutex_unlock (&call->lock);
+  if (reason)
+    post_setup_error (call, client->element, reason);
+  gst_donar_call_posts_unlock (&call->posts, &call->lock);
   if (reason == NULL)
     return TRUE;
-  post_setup_error (client->element, reason);
   g_free (reason);
   return FALSE;
 }
@@ -1559,7 +1625,7 @@ gst_donar_call_client_get_stats (GstDonarCallClient * client)
       "silences", G_TYPE_UINT64, st.silences, NULL);
   take_links (s, engine, n_links);
   if (call)
-    call_unref (call);
+    call_unref_from_app (call);
   return s;
 }
 
@@ -1577,8 +1643,8 @@ end_here (GstDonarCall * call, DonarLinkEngine * engine,
       donar_link_engine_get_end (engine, NULL) == DONAR_LINK_END_HERE;
   call->ended |= now_ended;
   for (GList * l = call->clients; now_ended && l; l = l->next)
-    post_ended (l->data, name, message);
-  g_mutex_unlock (&call->lock);
+    post_ended (call, l->data, name, message);
+  gst_donar_call_posts_unlock (&call->posts, &call->lock);
   return now_ended;
 }
 
@@ -1624,7 +1690,7 @@ gst_donar_call_client_accept (GstDonarCallClient * client)
   if (call == NULL || call->options.role != DONAR_ROLE_CALLEE) {
     GST_WARNING_OBJECT (client->element, "accept: not a callee in a call");
     if (call)
-      call_unref (call);
+      call_unref_from_app (call);
     return FALSE;
   }
   g_mutex_lock (&call->lock);
@@ -1634,7 +1700,7 @@ gst_donar_call_client_accept (GstDonarCallClient * client)
   g_mutex_unlock (&call->lock);
   GST_INFO_OBJECT (client->element, "accept: %s", taken ? "answered" :
       "the call has ended");
-  call_unref (call);
+  call_unref_from_app (call);
   return taken;
 }
 
@@ -1662,7 +1728,7 @@ gst_donar_call_client_reject (GstDonarCallClient * client)
         "this end rejected the call");
   }
   if (call)
-    call_unref (call);
+    call_unref_from_app (call);
   return now_ended;
 }
 
