@@ -29,7 +29,6 @@ struct _DonarCall
   /* Caller: the onion whose client key we gave tor, removed at the end. */
   gchar *client_auth_service_id;
   gchar *address;
-  guint16 control_port;
   DonarRole role;
   /* Watches the control connection for the whole call: nothing else
    * reads it between setup and donar_call_free (). */
@@ -41,7 +40,6 @@ struct _DonarCall
    * streams' circuits, a callee's from its onion's rendezvous circuits. */
   gboolean watch_paths;
   GMutex lock;
-  GError *tor_lost;             /* under lock */
   /* Under lock: the watcher's wait on tor, which a link that opens
    * (paths_due) or the end of the call (stopping) cancels. */
   GCancellable *wake;
@@ -115,7 +113,6 @@ open_tor (DonarCall * call, const DonarCallOptions * options,
         !donar_tor_control_authenticate (call->control, &auth, deadline,
             cancellable, error))
       return FALSE;
-    call->control_port = options->tor_control_port;
     donar_call_guards_apply (call->control, options, &call->guards_undo,
         options->on_warning, user_data, deadline, cancellable);
     if (call->guards_undo.n > 0)
@@ -141,7 +138,6 @@ open_tor (DonarCall * call, const DonarCallOptions * options,
         deadline, cancellable, error);
     if (call->control == NULL)
       return FALSE;
-    call->control_port = donar_tor_launcher_get_control_port (call->launcher);
   }
   return TRUE;
 }
@@ -527,11 +523,9 @@ watch_tor (gpointer data)
         "tor's control connection closed (%s): the links go on while "
         "tor's SocksPort lives", error->message);
   g_error_free (error);
-  g_mutex_lock (&call->lock);
-  call->tor_lost = lost;
-  g_mutex_unlock (&call->lock);
   if (call->on_tor_lost)
     call->on_tor_lost (lost, call->user_data);
+  g_error_free (lost);
   return NULL;
 }
 
@@ -654,25 +648,6 @@ donar_call_get_engine (DonarCall * call)
   return call->engine;
 }
 
-guint16
-donar_call_get_tor_control_port (DonarCall * call)
-{
-  return call->control_port;
-}
-
-gboolean
-donar_call_check_tor (DonarCall * call, GError ** error)
-{
-  gboolean ok;
-
-  g_mutex_lock (&call->lock);
-  ok = call->tor_lost == NULL;
-  if (!ok && error)
-    *error = g_error_copy (call->tor_lost);
-  g_mutex_unlock (&call->lock);
-  return ok;
-}
-
 void
 donar_call_free (DonarCall * call)
 {
@@ -706,7 +681,6 @@ donar_call_free (DonarCall * call)
   donar_tor_launcher_free (call->launcher);
   g_free (call->service_id);
   g_free (call->client_auth_service_id);
-  g_clear_error (&call->tor_lost);
   g_mutex_clear (&call->lock);
   donar_secret_free (call->address);
   g_free (call);

@@ -166,13 +166,6 @@ const gchar *donar_call_get_address (DonarCall * call);
 gboolean donar_call_write_address_file (const gchar * path,
     const gchar * address, GError ** error);
 DonarLinkEngine *donar_call_get_engine (DonarCall * call);
-/* The control port of the tor the call uses (launched or given); 0 when
- * direct, or through a control socket. */
-guint16 donar_call_get_tor_control_port (DonarCall * call);
-/* FALSE, with the error given to on_tor_lost, once tor's control
- * connection has closed; TRUE before, and for a direct call.  Any
- * thread. */
-gboolean donar_call_check_tor (DonarCall * call, GError ** error);
 /* Stops the engine, removes the onion, stops a tor we launched. */
 void donar_call_free (DonarCall * call);
 

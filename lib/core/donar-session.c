@@ -117,12 +117,6 @@ donar_session_get_max_frame (const DonarSession * session)
   return session->max_frame;
 }
 
-const DonarConfig *
-donar_session_get_config (const DonarSession * session)
-{
-  return &session->config;
-}
-
 static gboolean
 frame_went_on (const DonarSentFrame * frame, guint link)
 {

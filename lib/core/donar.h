@@ -309,7 +309,6 @@ gint64 donar_session_get_link_silence (const DonarSession * session,
  * answer, then the circuits that hang are given up.  0 otherwise. */
 gint64 donar_session_get_link_lateness (const DonarSession * session,
     guint link, gint64 now);
-const DonarConfig *donar_session_get_config (const DonarSession * session);
 
 G_END_DECLS
 

@@ -11,22 +11,6 @@
 #define PEER_END_GRACE_US (2 * G_TIME_SPAN_SECOND)
 
 const gchar *
-donar_link_end_to_string (DonarLinkEnd end)
-{
-  switch (end) {
-    case DONAR_LINK_END_NONE:
-      return "none";
-    case DONAR_LINK_END_HERE:
-      return "ended-here";
-    case DONAR_LINK_END_BY_PEER:
-      return "ended-by-peer";
-    case DONAR_LINK_END_PEER_LOST:
-      return "peer-lost";
-  }
-  return "unknown";
-}
-
-const gchar *
 donar_link_end_peer_reason (DonarByeReason reason)
 {
   switch (reason) {

@@ -251,7 +251,6 @@ typedef enum
   DONAR_LINK_END_PEER_LOST,     /* no link for peer_timeout_us */
 } DonarLinkEnd;
 
-const gchar *donar_link_end_to_string (DonarLinkEnd end);
 /* The peer's BYE reason as the elements and donar-call name it:
  * "peer-hung-up", "peer-failed", "peer-ended" (no reason it knows). */
 const gchar *donar_link_end_peer_reason (DonarByeReason reason);
