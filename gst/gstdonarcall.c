@@ -1411,6 +1411,8 @@ void
 gst_donar_call_client_stop (GstDonarCallClient * client)
 {
   GstDonarCall *call;
+  gboolean canceled;
+  gint percent;
 
   if (client->stats_thread) {
     g_mutex_lock (&client->stats_lock);
@@ -1428,12 +1430,18 @@ gst_donar_call_client_stop (GstDonarCallClient * client)
     return;
   g_mutex_lock (&call->lock);
   call->clients = g_list_remove (call->clients, client);
-  /* This element's start of the progress gets its end: the setup thread
-   * no longer posts it to this element. */
-  if (!call->done)
-    post_progress (call, client, GST_PROGRESS_TYPE_CANCELED,
-        "call setup canceled", call->percent);
-  gst_donar_call_posts_unlock (&call->posts, &call->lock);
+  /* Nothing of this element's is posted once it has stopped: its
+   * application may free what its bus handler reads. */
+  gst_donar_call_posts_forget (&call->posts, client->element, &call->lock);
+  canceled = !call->done;
+  percent = call->percent;
+  g_mutex_unlock (&call->lock);
+  /* This element's start of the progress gets its end, the last of its
+   * messages: the setup thread no longer posts it to this element. */
+  if (canceled)
+    gst_element_post_message (client->element,
+        gst_donar_progress_message_new (client->element,
+            GST_PROGRESS_TYPE_CANCELED, "call setup canceled", percent));
   call_unref (call);
 }
 

@@ -13,6 +13,9 @@ gst_donar_call_posts_init (GstDonarCallPosts * posts)
 {
   g_queue_init (&posts->queue);
   posts->posting = FALSE;
+  posts->current = NULL;
+  posts->poster = NULL;
+  g_cond_init (&posts->posted);
 }
 
 static void
@@ -29,6 +32,25 @@ void
 gst_donar_call_posts_clear (GstDonarCallPosts * posts)
 {
   g_queue_clear_full (&posts->queue, post_free);
+  g_cond_clear (&posts->posted);
+}
+
+void
+gst_donar_call_posts_forget (GstDonarCallPosts * posts, GstElement * element,
+    GMutex * lock)
+{
+  for (GList * l = posts->queue.head; l;) {
+    GList *next = l->next;
+    GstDonarCallPost *post = l->data;
+
+    if (post->element == element) {
+      g_queue_delete_link (&posts->queue, l);
+      post_free (post);
+    }
+    l = next;
+  }
+  while (posts->current == element && posts->poster != g_thread_self ())
+    g_cond_wait (&posts->posted, lock);
 }
 
 void
@@ -79,13 +101,22 @@ gst_donar_call_posts_unlock (GstDonarCallPosts * posts, GMutex * lock)
     return;
   }
   posts->posting = TRUE;
+  posts->poster = g_thread_self ();
   while ((post = g_queue_pop_head (&posts->queue))) {
+    posts->current = post->element;
     g_mutex_unlock (lock);
     gst_element_post_message (post->element, post->message);
+    g_mutex_lock (lock);
+    posts->current = NULL;
+    g_cond_broadcast (&posts->posted);
+    g_mutex_unlock (lock);
+    /* Perhaps the element's last reference, once its stop has returned:
+     * not under the lock. */
     gst_object_unref (post->element);
     g_free (post);
     g_mutex_lock (lock);
   }
+  posts->poster = NULL;
   posts->posting = FALSE;
   g_mutex_unlock (lock);
 }

@@ -18,9 +18,13 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  /* Both under the lock given to gst_donar_call_posts_unlock (). */
+  /* Under the lock given to gst_donar_call_posts_unlock (). */
   GQueue queue;                 /* of GstDonarCallPost */
   gboolean posting;
+  /* The element whose message is being posted, and by which thread. */
+  GstElement *current;
+  GThread *poster;
+  GCond posted;
 } GstDonarCallPosts;
 
 void gst_donar_call_posts_init (GstDonarCallPosts * posts);
@@ -44,6 +48,14 @@ void gst_donar_call_posts_add_resource_full (GstDonarCallPosts * posts,
     debug, details) \
   gst_donar_call_posts_add_resource_full ((posts), (element), (type), \
       (code), (text), (debug), (details), __FILE__, GST_FUNCTION, __LINE__)
+
+/* Under the lock: drops what is queued for `element`, and waits until no
+ * other thread posts one of its messages, so that none is posted once the
+ * element has left the call (its stop; a bus handler's data may be gone
+ * after it).  Not from a sync handler of one of its own messages: that
+ * one is being posted. */
+void gst_donar_call_posts_forget (GstDonarCallPosts * posts,
+    GstElement * element, GMutex * lock);
 
 /* Releases `lock`, held, and posts what was queued, unless another
  * thread is posting (it posts them).  Returns with `lock` released. */
