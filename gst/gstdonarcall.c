@@ -1186,8 +1186,10 @@ call_ref (GstDonarCall * call)
   return call;
 }
 
-static void
-call_unref (GstDonarCall * call)
+/* Whether this was the last reference: the call is then out of the
+ * registry, and the caller frees it. */
+static gboolean
+call_release (GstDonarCall * call)
 {
   gboolean last;
 
@@ -1196,7 +1198,13 @@ call_unref (GstDonarCall * call)
   if (last && call->name)
     g_hash_table_remove (registry, call->name);
   g_mutex_unlock (&registry_lock);
-  if (last)
+  return last;
+}
+
+static void
+call_unref (GstDonarCall * call)
+{
+  if (call_release (call))
     call_free (call);
 }
 
@@ -1216,14 +1224,7 @@ free_thread (gpointer user_data)
 static void
 call_unref_from_app (GstDonarCall * call)
 {
-  gboolean last;
-
-  g_mutex_lock (&registry_lock);
-  last = --call->refcount == 0;
-  if (last && call->name)
-    g_hash_table_remove (registry, call->name);
-  g_mutex_unlock (&registry_lock);
-  if (last)
+  if (call_release (call))
     g_thread_unref (g_thread_new ("donar-call-free", free_thread, call));
 }
 
