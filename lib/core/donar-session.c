@@ -20,10 +20,14 @@
  * that stalled, and have its peer withhold frames.  So while the peer's
  * frames come and the application hands over none, the latest frame goes
  * again every 4 frame periods (160 ms, well within a deadline), on the
- * link the peer's latest message came on: a duplicate the peer drops,
+ * fastest ways back (keepalive_links): a duplicate the peer drops,
  * with fresh acknowledgements; before the first frame, the
  * acknowledgements alone. */
 #define KEEPALIVE_PERIODS 4
+/* A keepalive's second copy goes on a link sharing a relay with the
+ * first only if every other is this much slower: ADAPTIVE's
+ * SHARED_RELAY_PENALTY_US, in the milliseconds of the peer's reports. */
+#define KEEPALIVE_SHARED_PENALTY_MS 100
 
 static DonarSentFrame *
 history_slot (DonarSession * session, guint32 seq)
@@ -749,24 +753,101 @@ keepalive_due (const DonarSession * session)
   return since + period;
 }
 
+/* How soon a link's way back is expected to deliver: what its way here
+ * measures now (donar_delays_report), the same relays carrying both
+ * directions of a circuit; G_MAXINT64 for a link whose latest word is
+ * over a second old or that holds an overdue frame, in a spike or
+ * closing. */
+static gint64
+way_back (const DonarSession * session, guint link, gint64 now)
+{
+  guint16 report = donar_delays_report (&session->delays, link, now);
+
+  if (report == DONAR_WIRE_DELAY_UNKNOWN || (report & DONAR_WIRE_DELAY_GROWING))
+    return G_MAXINT64;
+  return report;
+}
+
+/* Whether a keepalive may go on the link: the peer's end of it is
+ * known. */
+static gboolean
+keepalive_can_use (const DonarSession * session, guint link)
+{
+  return session->hello_sent[link] && session->authenticated[link] &&
+      session->delays.links[link].heard;
+}
+
+/* The usable link, other than those in avoid_mask, whose way here was the
+ * fastest at its latest word; of equal ones, the last heard.  A penalty
+ * of a spike's worth on those sharing a relay with share_mask's, as
+ * ADAPTIVE's copies have.  -1 if none. */
+static gint
+keepalive_best (const DonarSession * session, guint32 avoid_mask,
+    guint32 share_mask, gint64 now)
+{
+  gint best = -1;
+  gint64 best_cost = G_MAXINT64;
+
+  for (guint i = 0; i < session->config.n_links; i++) {
+    gint64 cost;
+
+    if ((avoid_mask & (1u << i)) || !keepalive_can_use (session, i))
+      continue;
+    cost = way_back (session, i, now);
+    if (cost != G_MAXINT64 && (share_mask & (1u << i)))
+      cost += KEEPALIVE_SHARED_PENALTY_MS;
+    if (best < 0 || cost < best_cost || (cost == best_cost &&
+            session->delays.links[i].last_heard_us >
+            session->delays.links[best].last_heard_us)) {
+      best = i;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
+/* The links a keepalive goes on: the way back of the fastest way here,
+ * and with ADAPTIVE's budget above one a second copy on the next, off
+ * the first's relays if it can be.  A listener's acknowledgements are
+ * all its peer knows of its links: on one circuit, one spike of it
+ * (a second or more, seed 000 Fig. 5) leaves the peer believing that
+ * every link it sends on has stalled.  The link last heard, which the
+ * keepalive used to take, is as often the one whose late frames have just
+ * come out of a spike. */
+static guint
+keepalive_links (const DonarSession * session, gint64 now, guint * links)
+{
+  gint first = keepalive_best (session, 0, 0, now), second;
+
+  if (first < 0)
+    return 0;
+  links[0] = first;
+  if (session->config.policy != DONAR_POLICY_ADAPTIVE ||
+      session->config.budget <= 1.0)
+    return 1;
+  second = keepalive_best (session, 1u << first,
+      donar_paths_sharing (&session->paths, first), now);
+  if (second < 0)
+    return 1;
+  links[1] = second;
+  return 2;
+}
+
 static void
 send_keepalive (DonarSession * session, gint64 now)
 {
   const DonarSentFrame *latest = history_lookup (session,
       session->next_seq - 1);
   DonarWireMessage message;
-  gint link = -1;
-  gsize size;
+  guint links[2];
+  guint n_links;
 
   session->last_keepalive_us = now;
-  for (guint i = 0; i < session->config.n_links; i++)
-    if (session->hello_sent[i] && session->authenticated[i] &&
-        session->delays.links[i].heard && (link < 0 ||
-            session->delays.links[i].last_heard_us >
-            session->delays.links[link].last_heard_us))
-      link = i;
-  if (link < 0)
+  n_links = keepalive_links (session, now, links);
+  if (n_links == 0)
     return;
+  /* One keepalive, whatever its copies. */
+  session->stats.keepalives++;
   /* A side that has handed over no frame yet (a listener, a callee not
    * yet talking) acknowledges all the same, with no frame: the number of
    * its frame before the first, which names none.  Without it its peer
@@ -776,22 +857,26 @@ send_keepalive (DonarSession * session, gint64 now)
       now, &message);
   /* The recent list would date the frames it names from now. */
   message.n_recent = 0;
-  if (latest) {
-    build_message_frames (session, latest, link, now, &message);
-    message.n_frames = 1;
-  } else {
-    message.link = link;
-    message.n_frames = 0;
+  for (guint i = 0; i < n_links; i++) {
+    guint link = links[i];
+    gsize size;
+
+    if (latest) {
+      build_message_frames (session, latest, link, now, &message);
+      message.n_frames = 1;
+    } else {
+      message.link = link;
+      message.n_frames = 0;
+    }
+    size = donar_wire_encode_data (&message, session->record,
+        sizeof session->record);
+    g_assert (size > 0);
+    session->links[link].messages_sent++;
+    session->links[link].bytes_sent += size;
+    session->stats.messages_sent++;
+    session->stats.bytes_sent += size;
+    session->callbacks.send (session->user_data, link, session->record, size);
   }
-  size = donar_wire_encode_data (&message, session->record,
-      sizeof session->record);
-  g_assert (size > 0);
-  session->links[link].messages_sent++;
-  session->links[link].bytes_sent += size;
-  session->stats.messages_sent++;
-  session->stats.bytes_sent += size;
-  session->stats.keepalives++;
-  session->callbacks.send (session->user_data, link, session->record, size);
 }
 
 void

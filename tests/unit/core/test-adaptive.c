@@ -200,6 +200,8 @@ struct _Net
   gint64 last_data[LINKS];
   gint64 longest_gap[LINKS];
   guint data_sent[LINKS];
+  /* The callee's DATA records on each link after 3 s. */
+  guint callee_data_late[LINKS];
   guint delivered;
   /* When each of the caller's first frames reached the callee (the first
    * frame's sequence number is drawn at random). */
@@ -246,6 +248,9 @@ on_send (gpointer user_data, guint link, const guint8 * record, gsize length)
     net->last_data[link] = net->now;
     net->data_sent[link]++;
   }
+  if (side == 1 && record[3] == DONAR_WIRE_TYPE_DATA &&
+      net->now >= 3000 * MS)
+    net->callee_data_late[link]++;
   /* The caller's DATA records on link 0. */
   if (side == 0 && link == 0 && record[3] == DONAR_WIRE_TYPE_DATA) {
     if (net->now < net->slow_from)
@@ -574,6 +579,44 @@ test_silent_callee_acknowledges (void)
   net_free (net);
 }
 
+/* A silent callee's acknowledgements are all its caller knows of its
+ * links: each keepalive goes on the link whose way here is the fastest
+ * and, at budget 2, in a second copy on the next.  Links 0 to 3 take 2 s:
+ * their late frames keep arriving, so the link last heard (what the
+ * keepalive took before) is often one of them.  By hand: once their
+ * delays are reported (3 s in), the callee sends nothing on them, and
+ * every keepalive is two records, on the fastest two of links 4 to 11
+ * (130 to 200 ms, no relay known): links 4 and 5. */
+static void
+test_keepalive_on_fastest_ways (void)
+{
+  Net *net = net_new (12, 2.0, G_MAXINT64, G_MAXINT64);
+  DonarSessionStats callee;
+  guint64 keepalives_at_3s = 0, records = 0;
+
+  net->n_loaded = 4;
+  net->callee_mute_from = 0;
+  for (net->now = 0; net->now < 10000 * MS; net->now += MS) {
+    net_step (net);
+    if (net->now == 3000 * MS - MS) {
+      donar_session_get_stats (net->session[1], &callee);
+      keepalives_at_3s = callee.keepalives;
+    }
+  }
+  donar_session_get_stats (net->session[1], &callee);
+  for (guint link = 0; link < 12; link++) {
+    g_test_message ("link %u: %u records from the callee after 3 s", link,
+        net->callee_data_late[link]);
+    records += net->callee_data_late[link];
+    if (link < 4 || link > 5)
+      g_assert_cmpuint (net->callee_data_late[link], ==, 0);
+  }
+  g_assert_cmpuint (callee.keepalives, >, keepalives_at_3s);
+  g_assert_cmpuint (records, ==, 2 * (callee.keepalives - keepalives_at_3s));
+  g_assert_cmpuint (net->callee_data_late[4], ==, net->callee_data_late[5]);
+  net_free (net);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -594,5 +637,7 @@ main (int argc, char **argv)
       test_muted_peer_acknowledges);
   g_test_add_func ("/adaptive/silent-callee-acknowledges",
       test_silent_callee_acknowledges);
+  g_test_add_func ("/adaptive/keepalive-on-fastest-ways",
+      test_keepalive_on_fastest_ways);
   return g_test_run ();
 }
