@@ -414,16 +414,22 @@ some_unheard (const DonarLinkView * views, guint32 up)
  * frame goes on the link sent on the longest ago, round the links, as
  * pick_stalled does: the links of the other guards then carry every
  * other frame or its piggybacked copy, and their acknowledgements bring
- * the first round trip within one. */
+ * the first round trip within one.  A frame's second copy goes, as far as
+ * the paths known allow, on a link with no relay in common with its
+ * first: a guard in a spike holds all the links through it, and the
+ * order the links came up in may have put two of them side by side. */
 static guint
 pick_blind (DonarAdaptive * adaptive, const DonarGroups * groups,
-    guint32 up, const guint * prev, guint n_prev, gint64 now, guint * links)
+    const DonarPaths * paths, guint32 up, const guint * prev, guint n_prev,
+    gint64 now, guint * links)
 {
   guint n = 0;
   guint32 candidates = off_previous (up, prev, n_prev);
 
   while (n < 2 && candidates) {
-    guint oldest = sent_longest_ago (groups, candidates);
+    guint32 apart = n == 0 ? candidates :
+        candidates & ~donar_paths_sharing (paths, links[0]);
+    guint oldest = sent_longest_ago (groups, apart ? apart : candidates);
 
     links[n++] = oldest;
     candidates &= ~(1u << oldest);
@@ -466,7 +472,7 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
         now, links);
   if (donar_delays_least_round_trip (delays) == DONAR_DELAY_UNKNOWN &&
       some_unheard (views, up))
-    return pick_blind (adaptive, groups, up, prev, n_prev, now, links);
+    return pick_blind (adaptive, groups, paths, up, prev, n_prev, now, links);
   if (adaptive->no_link_in_time)
     adaptive->in_time_since = now;
   adaptive->no_link_in_time = FALSE;

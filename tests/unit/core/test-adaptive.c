@@ -97,6 +97,47 @@ test_spread_copies_across_relays (void)
   copies_on_two_relays (TRUE);
 }
 
+/* Before the first round trip, twelve links known of nothing, 0 to 5
+ * through guard A and 6 to 11 through guard B, as tor told them.  Round
+ * the links in link order, frame 0 would go on {0, 1}, frame 1 on {2, 3}:
+ * the frame and its piggybacked copy all through A.  Each frame's second
+ * copy goes through the other guard instead: {0, 6}, {1, 7}, ... {5, 11},
+ * then round again, so that no guard's spike holds a frame whole. */
+static void
+test_blind_copies_across_guards (void)
+{
+  static const guint64 guard_a = 0xa, guard_b = 0xb;
+  DonarAdaptive adaptive;
+  DonarDelays delays;
+  DonarGroups groups;
+  DonarPaths paths;
+  GRand *rand = g_rand_new_with_seed (1);
+  guint links[2], prev[2], n_prev = 0;
+
+  donar_groups_init (&groups, 12, 3, 3, rand);
+  donar_paths_init (&paths, 12);
+  for (guint link = 0; link < 12; link++) {
+    donar_groups_link_up (&groups, link);
+    donar_paths_set (&paths, link, link < 6 ? &guard_a : &guard_b, 1);
+  }
+  donar_delays_init (&delays, 12, PERIOD, 0);
+  donar_adaptive_init (&adaptive, 2.0, 360 * MS);
+  for (guint f = 0; f < 12; f++) {
+    gint64 now = (gint64) f * PERIOD;
+    guint n = donar_adaptive_pick (&adaptive, &delays, &groups, &paths, prev,
+        n_prev, now, links);
+
+    g_assert_cmpuint (n, ==, 2);
+    g_assert_cmpuint (links[0], ==, f % 6);
+    g_assert_cmpuint (links[1], ==, 6 + f % 6);
+    for (guint k = 0; k < n; k++)
+      donar_groups_mark_used (&groups, links[k], now);
+    memcpy (prev, links, sizeof links);
+    n_prev = n;
+  }
+  g_rand_free (rand);
+}
+
 /* Four links with no relay known, 100 to 130 ms; the first 24 frames in
  * one copy each (the credit saving up), then two.  Worked out by hand:
  * frame 23 went on link 1, so frame 24's first copy is link 0; its second
@@ -625,6 +666,8 @@ main (int argc, char **argv)
       test_copies_share_no_relay);
   g_test_add_func ("/adaptive/slow-link-left", test_slow_link_left);
   g_test_add_func ("/adaptive/spread-copies", test_spread_copies);
+  g_test_add_func ("/adaptive/blind-copies-across-guards",
+      test_blind_copies_across_guards);
   g_test_add_func ("/adaptive/spread-copies-across-relays",
       test_spread_copies_across_relays);
   g_test_add_func ("/adaptive/every-link-probed-at-budget-1",
