@@ -294,6 +294,34 @@ test_shrinks_slowly (void)
 }
 
 static void
+test_first_outlier_held (void)
+{
+  DonarPlayoutConfig c;
+  DonarPlayout *p;
+  gint64 delays[99];
+
+  /* The defaults (a 10 s window of 250 frames, a 10-ms margin, a 20-ms
+   * minimum, 2 ms/s).  Frames at 100 ms, but frame 5 at 300 ms: it
+   * arrives 10th (at 500 ms, after frames 6..9), the window then holds n =
+   * 10 frames, k = ceil (9.9) = 10, the quantile is its maximum: 300 + 10
+   * - 100 = 210 ms of target, and it stays the maximum while n <= 99 (k =
+   * n).  The 100th frame makes k = ceil (99) = 99: the quantile is 100 ms,
+   * but the target comes down at the shrink rate like any other, 2 ms/s
+   * over the 40 ms since the last arrival: 210 - 0.08 ms.  A slow frame
+   * of a call's first seconds foretells others (docs/jitterbuffer.md,
+   * *The first seconds*).  Frame 5 alone is late (due at 20 + 100 ms). */
+  donar_playout_config_init (&c);
+  p = donar_playout_new (&c);
+  for (guint i = 0; i < 99; i++)
+    delays[i] = i == 5 ? 300 : 100;
+  g_assert_cmpuint (push_frames (p, 0, delays, 99), ==, 1);
+  g_assert_cmpint (donar_playout_get_target (p), ==, 210 * MS);
+  g_assert_cmpuint (push_constant (p, 99, 1, 100), ==, 0);
+  g_assert_cmpint (donar_playout_get_target (p), ==, 210 * MS - 80);
+  donar_playout_free (p);
+}
+
+static void
 test_late_accounting (void)
 {
   DonarPlayoutConfig c;
@@ -516,6 +544,7 @@ main (int argc, char **argv)
   g_test_add_func ("/playout/step-up", test_step_up);
   g_test_add_func ("/playout/spike-not-chased", test_spike_not_chased);
   g_test_add_func ("/playout/shrinks-slowly", test_shrinks_slowly);
+  g_test_add_func ("/playout/first-outlier-held", test_first_outlier_held);
   g_test_add_func ("/playout/late-accounting", test_late_accounting);
   g_test_add_func ("/playout/late-while-shrinking", test_late_while_shrinking);
   g_test_add_func ("/playout/deadline", test_deadline);
