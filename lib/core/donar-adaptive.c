@@ -404,24 +404,50 @@ some_unheard (const DonarLinkView * views, guint32 up)
   return FALSE;
 }
 
+/* Of candidates (not 0), the link whose opening took the least round
+ * trip, or -1 where no opening has been answered. */
+static gint
+fastest_opening (const DonarDelays * delays, guint32 candidates)
+{
+  gint fastest = -1;
+  gint64 least = DONAR_DELAY_UNKNOWN;
+
+  for (; candidates; candidates &= candidates - 1) {
+    guint link = __builtin_ctz (candidates);
+    gint64 rtt = donar_delays_opening_round_trip (delays, link);
+
+    if (rtt < least) {
+      least = rtt;
+      fastest = link;
+    }
+  }
+  return fastest;
+}
+
 /* No round trip known yet, and links not heard from: no acknowledgement
  * has come back on any link, so a delay is known only against the other
  * links heard, and one whose frames have not come back for seconds looks
  * as good as a link never tried.  This is the start of every call, and
  * it lasts while every link used so far is slow: at a guard loaded with
  * bulk traffic, the first links used are as likely as not to be the
- * loaded guard's, and their acknowledgements take seconds to come.  Each
- * frame goes on the link sent on the longest ago, round the links, as
- * pick_stalled does: the links of the other guards then carry every
+ * loaded guard's, and their acknowledgements take seconds to come.
+ * What is known is each link's opening: the round trip from our first
+ * message of it to the peer's HELLO crossed the circuit's relays less
+ * than a second ago, and their queues last longer than that.  So a
+ * frame goes first on the link sent on the longest ago, round the links,
+ * as pick_stalled does: the links of the other guards then carry every
  * other frame or its piggybacked copy, and their acknowledgements bring
- * the first round trip within one.  A frame's second copy goes, as far as
- * the paths known allow, on a link with no relay in common with its
- * first: a guard in a spike holds all the links through it, and the
- * order the links came up in may have put two of them side by side. */
+ * the first round trip within one.  Its second copy, where the budget has
+ * one, goes on the link whose opening was the fastest, the one likeliest
+ * to deliver it in time while the first explores.  As far as the paths
+ * known allow, that link has no relay in common with the first: a guard
+ * in a spike holds all the links through it, and the order the links
+ * came up in may have put two of them side by side.  Both copies keep off
+ * the previous frame's links, whose copy rides with this one. */
 static guint
-pick_blind (DonarAdaptive * adaptive, const DonarGroups * groups,
-    const DonarPaths * paths, guint32 up, const guint * prev, guint n_prev,
-    gint64 now, guint * links)
+pick_blind (DonarAdaptive * adaptive, const DonarDelays * delays,
+    const DonarGroups * groups, const DonarPaths * paths, guint32 up,
+    const guint * prev, guint n_prev, gint64 now, guint * links)
 {
   guint n = 0;
   guint32 candidates = off_previous (up, prev, n_prev);
@@ -429,11 +455,14 @@ pick_blind (DonarAdaptive * adaptive, const DonarGroups * groups,
   while (n < 2 && candidates) {
     guint32 apart = n == 0 ? candidates :
         candidates & ~donar_paths_sharing (paths, links[0]);
-    guint oldest = sent_longest_ago (groups, apart ? apart : candidates);
+    gint fastest = n == 1 ? fastest_opening (delays,
+        apart ? apart : candidates) : -1;
+    guint link = fastest >= 0 ? (guint) fastest :
+        sent_longest_ago (groups, apart ? apart : candidates);
 
-    links[n++] = oldest;
-    candidates &= ~(1u << oldest);
-    adaptive->probed_us[oldest] = now;
+    links[n++] = link;
+    candidates &= ~(1u << link);
+    adaptive->probed_us[link] = now;
     /* A second copy where the budget has it. */
     if (adaptive->credit < 1.0)
       break;
@@ -472,7 +501,8 @@ donar_adaptive_pick (DonarAdaptive * adaptive, const DonarDelays * delays,
         now, links);
   if (donar_delays_least_round_trip (delays) == DONAR_DELAY_UNKNOWN &&
       some_unheard (views, up))
-    return pick_blind (adaptive, groups, paths, up, prev, n_prev, now, links);
+    return pick_blind (adaptive, delays, groups, paths, up, prev, n_prev,
+        now, links);
   if (adaptive->no_link_in_time)
     adaptive->in_time_since = now;
   adaptive->no_link_in_time = FALSE;

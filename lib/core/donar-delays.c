@@ -53,7 +53,32 @@ donar_delays_reset_link (DonarDelays * delays, guint link, gint64 now)
   delays->floor_changes++;
   l->round_trip_us[0] = l->round_trip_us[1] = G_MAXINT64;
   l->acked_us = G_MININT64;
+  l->opening_sent_us = G_MININT64;
+  l->opening_round_trip_us = G_MAXINT64;
   update_least_round_trip (delays);
+}
+
+void
+donar_delays_on_opening_sent (DonarDelays * delays, guint link, gint64 now)
+{
+  delays->links[link].opening_sent_us = now;
+}
+
+void
+donar_delays_on_opening_answered (DonarDelays * delays, guint link,
+    gint64 now)
+{
+  DonarLinkDelay *l = &delays->links[link];
+
+  if (l->opening_sent_us != G_MININT64)
+    l->opening_round_trip_us = MAX (0, now - l->opening_sent_us);
+}
+
+gint64
+donar_delays_opening_round_trip (const DonarDelays * delays, guint link)
+{
+  return delays->links[link].opening_round_trip_us == G_MAXINT64 ?
+      DONAR_DELAY_UNKNOWN : delays->links[link].opening_round_trip_us;
 }
 
 void

@@ -66,6 +66,11 @@ typedef struct
   /* The least delay seen on the link either way over the last two
    * buckets: its base, to which a spike adds. */
   gint64 floor_us[2];
+  /* The opening: when our first message of it went (the callee's
+   * CHALLENGE, the caller's HELLO; G_MININT64: not yet), and the time to
+   * the peer's HELLO (G_MAXINT64: not yet). */
+  gint64 opening_sent_us;
+  gint64 opening_round_trip_us;
 } DonarLinkDelay;
 
 typedef struct
@@ -146,6 +151,16 @@ gint64 donar_delays_predict (const DonarDelays * delays, guint link,
  * least.  0 when nothing is overdue. */
 gint64 donar_delays_in_flight_excess (const DonarDelays * delays,
     guint link, gint64 now);
+/* Our first message of the link's opening went at now; the peer's HELLO
+ * that ends it came at now. */
+void donar_delays_on_opening_sent (DonarDelays * delays, guint link,
+    gint64 now);
+void donar_delays_on_opening_answered (DonarDelays * delays, guint link,
+    gint64 now);
+/* The round trip of the link's opening, or DONAR_DELAY_UNKNOWN before the
+ * peer's HELLO. */
+gint64 donar_delays_opening_round_trip (const DonarDelays * delays,
+    guint link);
 /* The least round trip of our frames lately (sent on a link, acknowledged
  * by a message on any link), or DONAR_DELAY_UNKNOWN: acknowledgements come
  * only from a peer that sends ADAPTIVE's parts. */

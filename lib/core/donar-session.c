@@ -356,7 +356,7 @@ send_hello (DonarSession * session, guint link, const guint8 * echo)
 /* Caller: the callee's nonce, which our HELLO answers. */
 static DonarError
 handle_challenge (DonarSession * session, guint link, const guint8 * data,
-    gsize length)
+    gsize length, gint64 now)
 {
   guint8 nonce[DONAR_WIRE_NONCE];
   DonarError error;
@@ -367,6 +367,7 @@ handle_challenge (DonarSession * session, guint link, const guint8 * data,
   if (error != DONAR_OK)
     return error;
   send_hello (session, link, nonce);
+  donar_delays_on_opening_sent (&session->delays, link, now);
   return DONAR_OK;
 }
 
@@ -374,7 +375,7 @@ handle_challenge (DonarSession * session, guint link, const guint8 * data,
  * CHALLENGE (callee), or our HELLO (caller).  The callee answers it. */
 static DonarError
 handle_hello (DonarSession * session, guint link, const guint8 * data,
-    gsize length)
+    gsize length, gint64 now)
 {
   DonarWireHello hello;
   DonarError error;
@@ -397,6 +398,7 @@ handle_hello (DonarSession * session, guint link, const guint8 * data,
     return error;
   session->authenticated[link] = TRUE;
   session->link_epoch[link] = hello.epoch;
+  donar_delays_on_opening_answered (&session->delays, link, now);
   if (session->role == DONAR_ROLE_CALLEE)
     send_hello (session, link, hello.nonce);
   if (new_session && session->callbacks.peer_session)
@@ -571,11 +573,11 @@ handle_message (DonarSession * session, guint link, const guint8 * data,
   if (error != DONAR_OK)
     return error;
   if (type == DONAR_WIRE_TYPE_HELLO)
-    return handle_hello (session, link, data, length);
+    return handle_hello (session, link, data, length, now);
   if (type == DONAR_WIRE_TYPE_BYE)
     return handle_bye (session, link, data, length);
   if (type == DONAR_WIRE_TYPE_CHALLENGE)
-    return handle_challenge (session, link, data, length);
+    return handle_challenge (session, link, data, length, now);
   if (type == DONAR_WIRE_TYPE_RENDEZVOUS)
     return handle_rendezvous (session, link, data, length);
   return handle_data (session, link, data, length, now);
@@ -689,6 +691,7 @@ donar_session_link_up (DonarSession * session, guint link,
   session->links[link].messages_sent++;
   session->links[link].bytes_sent += size;
   session->stats.bytes_sent += size;
+  donar_delays_on_opening_sent (&session->delays, link, now);
   session->callbacks.send (session->user_data, link, session->record, size);
 }
 

@@ -138,6 +138,56 @@ test_blind_copies_across_guards (void)
   g_rand_free (rand);
 }
 
+/* Six links, 0-2 behind guard a and 3-5 behind guard b; the openings of
+ * links 4, 5 and 3 answered in 300, 350 and 500 ms, those of 0-2 not yet.
+ * Worked out by hand: each frame's first copy rounds the links off the
+ * previous frame's (0, then 1, then 2: links never used, lowest first);
+ * its second goes behind the other guard, on the fastest opening there
+ * that the previous frame did not use: 4, then 5 (4 carried frame 0),
+ * then 4 again. */
+static void
+test_blind_second_copy_on_fastest_opening (void)
+{
+  static const guint64 guard_a = 0xa, guard_b = 0xb;
+  static const guint expected[3][2] = { {0, 4}, {1, 5}, {2, 4} };
+  static const gint64 answered_ms[6] = { -1, -1, -1, 500, 300, 350 };
+  DonarAdaptive adaptive;
+  DonarDelays delays;
+  DonarGroups groups;
+  DonarPaths paths;
+  GRand *rand = g_rand_new_with_seed (1);
+  guint links[2], prev[2], n_prev = 0;
+
+  donar_groups_init (&groups, 6, 3, 3, rand);
+  donar_paths_init (&paths, 6);
+  donar_delays_init (&delays, 6, PERIOD, 0);
+  for (guint link = 0; link < 6; link++) {
+    donar_groups_link_up (&groups, link);
+    donar_paths_set (&paths, link, link < 3 ? &guard_a : &guard_b, 1);
+    donar_delays_on_opening_sent (&delays, link, 0);
+    if (answered_ms[link] >= 0)
+      donar_delays_on_opening_answered (&delays, link, answered_ms[link] * MS);
+  }
+  g_assert_cmpint (donar_delays_opening_round_trip (&delays, 5), ==, 350 * MS);
+  g_assert_cmpint (donar_delays_opening_round_trip (&delays, 0), ==,
+      DONAR_DELAY_UNKNOWN);
+  donar_adaptive_init (&adaptive, 2.0, 360 * MS);
+  for (guint f = 0; f < 3; f++) {
+    gint64 now = 600 * MS + (gint64) f * PERIOD;
+    guint n = donar_adaptive_pick (&adaptive, &delays, &groups, &paths, prev,
+        n_prev, now, links);
+
+    g_assert_cmpuint (n, ==, 2);
+    g_assert_cmpuint (links[0], ==, expected[f][0]);
+    g_assert_cmpuint (links[1], ==, expected[f][1]);
+    for (guint k = 0; k < n; k++)
+      donar_groups_mark_used (&groups, links[k], now);
+    memcpy (prev, links, sizeof links);
+    n_prev = n;
+  }
+  g_rand_free (rand);
+}
+
 /* Four links with no relay known, 100 to 130 ms; the first 24 frames in
  * one copy each (the credit saving up), then two.  Worked out by hand:
  * frame 23 went on link 1, so frame 24's first copy is link 0; its second
@@ -668,6 +718,8 @@ main (int argc, char **argv)
   g_test_add_func ("/adaptive/spread-copies", test_spread_copies);
   g_test_add_func ("/adaptive/blind-copies-across-guards",
       test_blind_copies_across_guards);
+  g_test_add_func ("/adaptive/blind-second-copy-on-fastest-opening",
+      test_blind_second_copy_on_fastest_opening);
   g_test_add_func ("/adaptive/spread-copies-across-relays",
       test_spread_copies_across_relays);
   g_test_add_func ("/adaptive/every-link-probed-at-budget-1",
