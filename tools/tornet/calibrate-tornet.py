@@ -279,18 +279,6 @@ def run_round(args, procs, env, keep, r, call_bin):
     log(f'round {r}: {len(pairs)} fresh caller and callee tor pairs '
         'bootstrapped')
     tors = control_ports(pairs)
-    cell_stats = []
-    if os.environ.get('TOR_NETWORK_CELL_STATS') == '1':
-        # The relays' queues are logged by the network (tor-network.sh);
-        # the caller's and callee's tors, not relays, by the same logger.
-        out = os.path.join(keep, 'run', f'cellstats-round{r}')
-        os.makedirs(out, exist_ok=True)
-        cell_stats = [procs.start(
-            [sys.executable, os.path.join(HERE, 'cell-stats.py'), '--out',
-             out, '--dump-every', '5']
-            + [x for i, (side, port, cookie) in enumerate(tors)
-               for x in ('--tor', f'{side}{i // 2}={port}:{cookie}')],
-            os.path.join(out, 'stdout.log'), os.path.join(out, 'stderr.log'))]
     longs = [Call(procs, call_bin, keep, f'round{r}-long{i}', args.long_seconds,
                   *ends[i]) for i in range(args.long_calls)]
     n_short = 0
@@ -333,7 +321,7 @@ def run_round(args, procs, env, keep, r, call_bin):
                     procs.stop([s[0].callee])
                     s[0] = None
             time.sleep(0.2)
-    procs.stop(cell_stats + [x for p, _ in pairs for x in p.processes])
+    procs.stop([x for p, _ in pairs for x in p.processes])
     log(f'round {r}: {len(longs)} long and {n_short} short calls started')
 
 
