@@ -178,7 +178,7 @@ tornet_start () {
   done
   if [ ${#guards[@]} -gt 0 ]; then
     mkdir "$NETDIR/cross"
-    (cd "$NETDIR/cross" && exec python3 "$TORNET_HERE/cross-traffic.py" \
+    (cd "$NETDIR/cross" && exec env PYTHONPATH="$TORNET_HERE" python3 -m tornet cross-traffic \
       --dir "$NETDIR/cross" --file-mib "$file_mib" "${socks_args[@]}" \
       < /dev/null > stdout.log 2>&1) &
     echo "cross-traffic $!" >> "$NETDIR/pids"
