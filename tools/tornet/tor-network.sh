@@ -193,7 +193,7 @@ consensus_counts () {
 write_common () {
   local f=$1 i
   {
-    echo "# Joins the private Tor network of $NETDIR (tests/tor-network)."
+    echo "# Joins the private Tor network of $NETDIR (tools/tornet/tor-network.sh)."
     echo "TestingTorNetwork 1"
     for i in $(seq 1 "$NUM_AUTHORITIES"); do
       echo "DirAuthority auth$i orport=${AUTH_OR[$i]} no-v2 v3ident=${AUTH_V3[$i]} 127.0.0.1:${AUTH_DIR[$i]} ${AUTH_FP[$i]}"
@@ -420,7 +420,7 @@ launch_shaper () {
   done
   [ "${TOR_NETWORK_SHAPER_LOG:-0}" = 1 ] && args+=(--log "$NETDIR/shaper/shaper.log")
   # SIGUSR1 to the shaper starts the spikes of this file, if a test wrote
-  # it (tests/tor-network/run-tor-stall.sh: a stall once its call is up).
+  # it (the tor suite's run-tor-stall.sh: a stall once its call is up).
   args+=(--spike-file "$NETDIR/shaper/spikes")
   (cd "$NETDIR/shaper" && exec "$SHAPER" --model "$MODEL_SEED" \
     "${SHAPER_SETS[@]}" "${args[@]}" < /dev/null > stdout.log 2> stderr.log \
