@@ -17,7 +17,7 @@ packages=(
   tor python3-gi gir1.2-gstreamer-1.0
   # webrtcdsp and webrtcechoprobe: pipelines/softphone.py's echo canceller
   gstreamer1.0-plugins-bad
-  # ss: tests/tor-network/tor-network.sh picks free ports with it
+  # ss: tools/tornet/tor-network.sh picks free ports with it
   iproute2
 )
 

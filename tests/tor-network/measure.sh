@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 runs=${1:-5}
 idle=${2:-60}
 work=$(mktemp -d "${TMPDIR:-/tmp}/donar-tor-measure.XXXXXX")
-trap '"$here/tor-network.sh" stop "$work/net" 2>/dev/null || true; rm -rf "$work"' EXIT
+trap '"$here/../../tools/tornet/tor-network.sh" stop "$work/net" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 # Sum of utime + stime (clock ticks) and of RSS (kB) over the network's PIDs.
 cpu_ticks () {
@@ -30,7 +30,7 @@ rss_kb () {
 
 for run in $(seq 1 "$runs"); do
   rm -rf "$work/net"
-  eval "$("$here/tor-network.sh" start "$work/net" 2>/dev/null)"
+  eval "$("$here/../../tools/tornet/tor-network.sh" start "$work/net" 2>/dev/null)"
   onion=$(python3 "$here/check-onion.py" --control-port "$TOR_CONTROL_PORT" \
     --cookie "$TOR_COOKIE" --socks-port "$TOR_SOCKS_PORT" --connections 12 2>/dev/null)
   echo "run $run: ready_s=$TOR_READY_SECONDS $onion"
@@ -43,5 +43,5 @@ for run in $(seq 1 "$runs"); do
       "CPU $(awk -v t=$(( c1 - c0 )) -v hz="$hz" -v s="$idle" 'BEGIN { printf "%.1f", 100 * t / hz / s }') % of one core," \
       "RSS $(( $(rss_kb) / 1024 )) MiB in all"
   fi
-  "$here/tor-network.sh" stop "$work/net" 2>/dev/null
+  "$here/../../tools/tornet/tor-network.sh" stop "$work/net" 2>/dev/null
 done

@@ -33,7 +33,7 @@ cleanup () {
     for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$pid" 2>/dev/null || true
   done
-  "$here/tor-network.sh" stop "$work/net" || true
+  "$here/../../tools/tornet/tor-network.sh" stop "$work/net" || true
   if [ "$rc" -ne 0 ]; then
     # The caller's tor's own account of the restart (what it waited for
     # when the links came back late), after the ends' own.
@@ -50,7 +50,7 @@ trap 'exit 130' INT TERM
 
 # 8 relays rather than 5: with 5, the callee's introduction circuits
 # cross every relay, and no relay can die without taking them.
-eval "$("$here/tor-network.sh" start "$work/net" --relays 8)"
+eval "$("$here/../../tools/tornet/tor-network.sh" start "$work/net" --relays 8)"
 
 # The callee's own tor: a client of the private network, no SocksPort.
 source "$here/callee-tor.sh"

@@ -20,7 +20,7 @@ cleanup () {
     for _ in $(seq 1 30); do kill -0 "$callee_pid" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$callee_pid" 2>/dev/null || true
   fi
-  "$here/tor-network.sh" stop "$work/net" || true
+  "$here/../../tools/tornet/tor-network.sh" stop "$work/net" || true
   if [ "$rc" -ne 0 ] && [ -f "$work/callee/notice.log" ]; then
     echo "==> callee notice.log <==" >&2
     tail -n 20 "$work/callee/notice.log" >&2
@@ -31,7 +31,7 @@ cleanup () {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-eval "$("$here/tor-network.sh" start "$work/net")"
+eval "$("$here/../../tools/tornet/tor-network.sh" start "$work/net")"
 
 # A free port for the callee's control port: let the kernel choose one for
 # a moment. (A race with another process is possible but harmless: tor then

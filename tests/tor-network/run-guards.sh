@@ -25,9 +25,9 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/donar-tor-guards.XXXXXX")
 source "$here/../torsim/processes.sh"
 logs=(callee.log caller.log callee.json caller.json running.log)
 source "$here/callee-tor.sh"
-stop_network_on_exit "$here/tor-network.sh" stop "$work/net"
+stop_network_on_exit "$here/../../tools/tornet/tor-network.sh" stop "$work/net"
 
-eval "$("$here/tor-network.sh" start "$work/net")"
+eval "$("$here/../../tools/tornet/tor-network.sh" start "$work/net")"
 
 # Each tor's data directory goes under its end's TMPDIR, where the check
 # finds its control port and cookie.

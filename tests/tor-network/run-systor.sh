@@ -34,7 +34,7 @@ logs=(systor/notice.log)
 stop_all () {
   local rc=$?
   set +e
-  "$here/tor-network.sh" stop "$work/net"
+  "$here/../../tools/tornet/tor-network.sh" stop "$work/net"
   (exit "$rc")
   cleanup
 }
@@ -84,7 +84,7 @@ if [ "$(id -u)" = 0 ] && [ -n "$group_gid" ] && getent passwd debian-tor > /dev/
   chown 65534:65534 "$work/nobody"
 fi
 
-eval "$("$here/tor-network.sh" start "$work/net")"
+eval "$("$here/../../tools/tornet/tor-network.sh" start "$work/net")"
 
 # The system-like tor: Debian's service settings, its sockets under
 # $run_dir (as /run/tor: tor's own, setgid, so the sockets and the cookie

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The report of tools/tornet/evaluate-tornet.py from a small kept run made
+"""The report of tools/tornet/evaluate-tornet.py (tornet/evaluate.py) from a small kept run made
 up here (no tor): 4-second calls whose frame logs say by construction which
 calls are successful, dropped or never set up, figures worked out by hand
 (the Wilson interval of 20 of 24: 64.2-93.3 %), the targets' verdicts, the
@@ -8,7 +8,6 @@ calibration check, and the section spliced between the markers of the page.
     check-evaluate-tornet.py EVALUATE_TORNET_PY BUILD_DIR
 """
 
-import importlib.util
 import json
 import os
 import shutil
@@ -23,6 +22,13 @@ FRAMES = SECONDS * 1000 // 40
 def fail(message):
     print(f'check-evaluate-tornet: {message}', file=sys.stderr)
     sys.exit(1)
+
+
+def paired_command(script):
+    """`python3 -m tornet paired` beside the evaluate-tornet.py given, and
+    the environment that finds its package."""
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.abspath(script)))
+    return [sys.executable, '-m', 'tornet', 'paired'], env
 
 
 def write_log(path, latencies):
@@ -238,9 +244,9 @@ def check_variant(script, build, keep):
     if figures['options']['X'] != ['--policy', 'adaptive', '--spread-copies']:
         fail(f"variant.json's options: {figures['options']}")
     # paired.py reads the pairs of the variant from run.json.
-    proc = subprocess.run(
-        [sys.executable, os.path.join(os.path.dirname(script), 'paired.py'),
-         keep], capture_output=True, text=True)
+    paired, env = paired_command(script)
+    proc = subprocess.run(paired + [keep], capture_output=True, text=True,
+                          env=env)
     needed = ('X against ADAPTIVE budget 2, % of frames late or lost: median '
               '0.00 against 0.50\n  0.00/1.00 0.00/0.00\n')
     if proc.returncode != 0 or proc.stdout != needed:
@@ -259,11 +265,11 @@ def check_variant(script, build, keep):
 def check_pooled(script, keep, variant_keep, tmp):
     """paired.py over two kept runs: each run's pairs, then the pairs of
     both together; a run named twice, or runs of other policies, refused."""
-    paired = os.path.join(os.path.dirname(script), 'paired.py')
+    paired, env = paired_command(script)
     second = os.path.join(tmp, 'keep-second')
     shutil.copytree(keep, second)
-    proc = subprocess.run([sys.executable, paired, keep, second],
-                          capture_output=True, text=True)
+    proc = subprocess.run(paired + [keep, second], capture_output=True,
+                          text=True, env=env)
     if proc.returncode != 0:
         fail(f'paired.py over two runs exited {proc.returncode}: '
              f'{proc.stderr}')
@@ -286,8 +292,8 @@ def check_pooled(script, keep, variant_keep, tmp):
             fail(f'the pooled table has no {needed!r}:\n{pooled[1]}')
     for keeps, why in (([keep, keep + '/'], 'named twice'),
                        ([keep, variant_keep], 'not have the same policies')):
-        proc = subprocess.run([sys.executable, paired] + keeps,
-                              capture_output=True, text=True)
+        proc = subprocess.run(paired + keeps, capture_output=True, text=True,
+                              env=env)
         if proc.returncode == 0 or why not in proc.stderr:
             fail(f'paired.py {" ".join(keeps)} was not refused ({why}): '
                  f'{proc.returncode} {proc.stderr}')
@@ -295,9 +301,8 @@ def check_pooled(script, keep, variant_keep, tmp):
 
 def main():
     script, build = sys.argv[1], sys.argv[2]
-    spec = importlib.util.spec_from_file_location('evaluate_tornet', script)
-    ev = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ev)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    import tornet.evaluate as ev
     lo, hi = ev.wilson(20, 24)
     if abs(lo - 64.15) > 0.05 or abs(hi - 93.32) > 0.05:
         fail(f'Wilson 95 % of 20/24: {lo:.2f}-{hi:.2f}, not 64.15-93.32')

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tools/tornet/late-persistence.py on a made-up kept run and a made-up
+"""`python3 -m tornet report late-persistence` (tools/tornet) on a made-up kept run and a made-up
 donar-sim directory, the figures worked out by hand.
 
 One direction of 501 frames, one every 40 ms; the frames of second k
@@ -27,7 +27,7 @@ tors: 12 meets 12.2, 16 nothing: 1 of 2, 50 %; shifted 20 s, 16 + 20 =
 36 meets 36, nothing else: 1 of 4, 25 %.  Other tors: 16 meets 16: 50 %;
 shifted, nothing: 0 %.
 
-    check-late-persistence.py LATE_PERSISTENCE_PY
+    check-late-persistence.py TOOLS_TORNET_DIR
 """
 
 import json
@@ -119,9 +119,11 @@ def make_together(keep):
                 f.write(f'{q},{q * 40},{arrival(q, ())}\n')
 
 
-def run(script, *args):
-    return subprocess.run([sys.executable, script, *args],
-                          capture_output=True, text=True)
+def run(tools_tornet, *args):
+    return subprocess.run([sys.executable, '-m', 'tornet', 'report',
+                           'late-persistence', *args],
+                          capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=tools_tornet))
 
 
 def main():

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tools/tornet/shared-relay-report.py on a kept run made up here: one
+"""`python3 -m tornet report shared-relay` (tools/tornet) on a kept run made up here: one
 DOUBLE-SEND call whose caller links 0 and 1 share their guard (relayA) and
 link 2 shares nothing with link 0; frames 1-10 went on links 0 and 1, 11-20
 on 0 and 2, and frame 5 came late.  So 20 pairs, 10 sharing (50 %), 1 of
@@ -7,7 +7,7 @@ them late (10.00 %), none of the others; on the callee's side only link 0's
 circuit is known (its rendezvous point alone ends a service circuit), so no
 pair, and 1 of the 3 links is known whole there.
 
-    check-shared-relay-report.py SHARED_RELAY_REPORT_PY
+    check-shared-relay-report.py TOOLS_TORNET_DIR
 """
 
 import json
@@ -53,8 +53,10 @@ def main():
             f.write('seq,sent_ms,arrival_ms\n')
             for seq in range(21):
                 f.write(f'{seq},{seq * 40},{seq * 40 + (500 if seq == 5 else 200)}\n')
-        out = subprocess.run([sys.executable, script, '--keep', keep],
-                             capture_output=True, text=True)
+        out = subprocess.run([sys.executable, '-m', 'tornet', 'report',
+                              'shared-relay', '--keep', keep],
+                             capture_output=True, text=True,
+                             env=dict(os.environ, PYTHONPATH=script))
     # The caller's 3 links, of which the callee knows link 0's whole.
     for want in ('| DOUBLE-SEND | 50, 20 | 10, 10.00 | 10, 0.00 | 0 | 0 | 0 |',
                  'is known whole (its rendezvous point unique among the '

@@ -27,7 +27,7 @@ Each figure against the elements' target of issue 5 (and issue 14's):
    does not depend on the machine's load (the kernel's share is not in it).
 4. The time from a reachable onion to all 12 links open: donar-call over
    donar-torsim (--wait-links 12, its all_links_up_s), and with --tor-network
-   over the private Tor network of tests/tor-network (about a minute a run).
+   over the private Tor network of tools/tornet/tor-network.sh (about a minute a run).
 
 With --load N, N processes that each keep a core busy run through the
 whole benchmark (issue 14's "another process keeps both cores busy": 2 on
@@ -295,7 +295,7 @@ def free_port():
 def tor_network_links(build, tmp, runs):
     """Over the private Tor network: one network, a callee tor, a new
     callee (a new onion) per run."""
-    net_sh = os.path.join(TOP, "tests", "tor-network", "tor-network.sh")
+    net_sh = os.path.join(TOP, "tools", "tornet", "tor-network.sh")
     tool = os.path.join(build, "tools", "donar-call")
     net = os.path.join(tmp, "net")
     env_text = subprocess.run([net_sh, "start", net, "--relays", "8"], check=True,
@@ -391,7 +391,7 @@ def main():
     ap.add_argument("--links-only", action="store_true",
                     help="only the time to all links (4.), not 1.-3.")
     ap.add_argument("--tor-network", action="store_true",
-                    help="also over the private Tor network (tests/tor-network, ~1 min a run)")
+                    help="also over the private Tor network (tools/tornet/tor-network.sh, ~1 min a run)")
     ap.add_argument("--callgrind", action="store_true",
                     help="also count instructions per frame event under valgrind's callgrind")
     ap.add_argument("--load", type=int, default=0, metavar="N",

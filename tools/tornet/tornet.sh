@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The shaped Tor network with bulk cross traffic (docs/tornet.md): the
-# network of tests/tor-network/tor-network.sh, whose functions it sources,
+# network of tor-network.sh (beside it), whose functions it sources,
 # with every relay behind donar-shaper (lib/netmodel's relays of SEED) and
 # with its capacity as RelayBandwidthRate, some exits, then bulk clients
 # (seed 003) through chosen guards.
@@ -34,8 +34,8 @@ set -euo pipefail
 
 TORNET_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TORNET_ROOT=$(cd "$TORNET_HERE/../.." && pwd)
-# shellcheck source=../../tests/tor-network/tor-network.sh
-. "$TORNET_ROOT/tests/tor-network/tor-network.sh"
+# shellcheck source=tor-network.sh
+. "$TORNET_HERE/tor-network.sh"
 
 # 16 relays in all (3 authorities + 13): the largest network of the issue's
 # 12-16 that two shared cores start in about 20 s.
@@ -178,7 +178,7 @@ tornet_start () {
   done
   if [ ${#guards[@]} -gt 0 ]; then
     mkdir "$NETDIR/cross"
-    (cd "$NETDIR/cross" && exec python3 "$TORNET_HERE/cross-traffic.py" \
+    (cd "$NETDIR/cross" && exec env PYTHONPATH="$TORNET_HERE" python3 -m tornet cross-traffic \
       --dir "$NETDIR/cross" --file-mib "$file_mib" "${socks_args[@]}" \
       < /dev/null > stdout.log 2>&1) &
     echo "cross-traffic $!" >> "$NETDIR/pids"

@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """How each policy used the links over real tor, and which of its frames
 came late: from the calls that evaluate-tornet.py kept, three tables of
 one row a policy, both directions of every call that set up.
 
-  python3 tools/tornet/link-use-report.py [--keep build/tornet-eval]
+  PYTHONPATH=tools/tornet python3 -m tornet report link-use [--keep build/tornet-eval]
 
 - Late or lost frames over real tor (each direction apart) against
   donar-sim's beside it, and the share of them in bursts shorter than a

@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
 """Bulk cross traffic for the shaped Tor network (docs/tornet.md): an HTTP
 server on 127.0.0.1 and bulk clients that download from it through tor
 SocksPorts, as seed 003's bulk clients do: one file after the other, no
 pause, each flow on a circuit of its own (a SOCKS username per flow).
 
-    cross-traffic.py --dir DIR --socks PORT:FLOWS [--socks PORT:FLOWS]...
+    python3 -m tornet cross-traffic --dir DIR --socks PORT:FLOWS [--socks PORT:FLOWS]...
         [--file-mib 5] [--start-s 0] [--duration-s 0]
 
 Runs until SIGTERM or SIGINT (or --duration-s). Writes, in DIR:
@@ -12,12 +11,11 @@ Runs until SIGTERM or SIGINT (or --duration-s). Writes, in DIR:
   - flows.csv: one row per second, t_s and every flow's bytes so far;
   - summary.json on exit: per flow, bytes, downloads and KiB/s.
 Standard library only, and the SOCKS5 client of
-tests/tor-network/check-onion.py.
+tornet/torctl.py.
 """
 
 import argparse
 import http.server
-import importlib.util
 import json
 import os
 import signal
@@ -27,12 +25,7 @@ import sys
 import threading
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-_spec = importlib.util.spec_from_file_location(
-    "check_onion", os.path.join(HERE, "..", "..", "tests", "tor-network",
-                                "check-onion.py"))
-check_onion = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(check_onion)
+from .torctl import CheckError, socks5_connect
 
 CHUNK = 64 * 1024
 PAYLOAD = bytes(range(256)) * (CHUNK // 256)
@@ -83,7 +76,7 @@ class Flow:
     def run(self, stop):
         while not stop.is_set():
             try:
-                s = check_onion.socks5_connect(self.socks_port, "127.0.0.1",
+                s = socks5_connect(self.socks_port, "127.0.0.1",
                                    self.server_port, self.name, 60)
                 s.settimeout(60)
                 s.sendall(b"GET /bulk/%d HTTP/1.0\r\n\r\n" % self.size)
@@ -100,7 +93,7 @@ class Flow:
                 # the HTTP header comes on top of the file
                 if got >= self.size:
                     self.downloads += 1
-            except (OSError, check_onion.CheckError):
+            except (OSError, CheckError):
                 self.errors += 1
                 # A circuit that failed: tor builds another for the next
                 # try; do not spin meanwhile.

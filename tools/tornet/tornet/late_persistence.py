@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """Whether a late frame's links stay late: over real tor (a run that
 evaluate-tornet.py kept) and over donar-sim, for one policy; and whether
 calls through the same tors come late at the same moments.
 
-  python3 tools/tornet/late-persistence.py [--keep build/tornet-eval]
+  PYTHONPATH=tools/tornet python3 -m tornet report late-persistence [--keep build/tornet-eval]
       [--policy ALTERNATE] [--sim DIR]
 
 ADAPTIVE picks a frame's links by news of them that is a round trip old.
@@ -38,11 +37,12 @@ import bisect
 import collections
 import csv
 import glob
-import importlib.util
 import json
 import os
 import re
 import sys
+
+from . import link_use as LOGS
 
 AFTER_MS = (400, 1000)
 SKIP_START_MS = 10000
@@ -51,18 +51,6 @@ TOGETHER_MS = 500
 CHANCE_SHIFTS_MS = (20000, -20000)
 
 
-def _link_use_report():
-    """tools/tornet/link-use-report.py, whose readers of the send logs and
-    frame logs (and its deadline) this tool shares."""
-    spec = importlib.util.spec_from_file_location(
-        'link_use_report', os.path.join(os.path.dirname(
-            os.path.abspath(__file__)), 'link-use-report.py'))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-LOGS = _link_use_report()
 
 
 def direction(arrivals, own):

@@ -193,7 +193,7 @@ consensus_counts () {
 write_common () {
   local f=$1 i
   {
-    echo "# Joins the private Tor network of $NETDIR (tests/tor-network)."
+    echo "# Joins the private Tor network of $NETDIR (tools/tornet/tor-network.sh)."
     echo "TestingTorNetwork 1"
     for i in $(seq 1 "$NUM_AUTHORITIES"); do
       echo "DirAuthority auth$i orport=${AUTH_OR[$i]} no-v2 v3ident=${AUTH_V3[$i]} 127.0.0.1:${AUTH_DIR[$i]} ${AUTH_FP[$i]}"
@@ -270,17 +270,6 @@ write_torrc () {
           echo "ExitPolicy reject *:*"
         fi
         echo "SocksPort 0"
-        # TOR_NETWORK_CELL_STATS=1: tor's own queue instrumentation
-        # (TestingTorNetwork only) and a control port for
-        # tools/tornet/cell-stats.py, which logs it (launch_cell_stats).
-        if [ "${TOR_NETWORK_CELL_STATS:-0}" = 1 ]; then
-          echo "ControlPort auto"
-          echo "ControlPortWriteToFile $d/control-port"
-          echo "CookieAuthentication 1"
-          echo "CookieAuthFile $d/control_auth_cookie"
-          echo "TestingEnableCellStatsEvent 1"
-          echo "TestingEnableConnBwEvent 1"
-        fi
         ;;
     esac
     case $role in
@@ -431,7 +420,7 @@ launch_shaper () {
   done
   [ "${TOR_NETWORK_SHAPER_LOG:-0}" = 1 ] && args+=(--log "$NETDIR/shaper/shaper.log")
   # SIGUSR1 to the shaper starts the spikes of this file, if a test wrote
-  # it (tests/tor-network/run-tor-stall.sh: a stall once its call is up).
+  # it (the tor suite's run-tor-stall.sh: a stall once its call is up).
   args+=(--spike-file "$NETDIR/shaper/spikes")
   (cd "$NETDIR/shaper" && exec "$SHAPER" --model "$MODEL_SEED" \
     "${SHAPER_SETS[@]}" "${args[@]}" < /dev/null > stdout.log 2> stderr.log \
@@ -444,23 +433,6 @@ launch_shaper () {
   done
   cat "$NETDIR/shaper/stderr.log" >&2
   die "the shaper did not start"
-}
-
-# TOR_NETWORK_CELL_STATS=1: tools/tornet/cell-stats.py follows every
-# authority's and relay's control port (their torrc has one, see
-# write_torrc) and logs tor's CELL_STATS, BW, CONN_BW, CIRC_BW, ORCONN and
-# CIRC events, and every 5 s tor's dump of each connection's inbuf and
-# outbuf, to NETDIR/cellstats/NAME.events (issue 23, item 5: which
-# tor's queues hold the cells). Recorded in NETDIR/pids, stopped with the
-# network.
-launch_cell_stats () {
-  local names=("$@") name args=()
-  for name in "${names[@]}"; do args+=(--tor "$name=$NETDIR/$name"); done
-  mkdir -p "$NETDIR/cellstats"
-  python3 "$(dirname "${BASH_SOURCE[0]}")/../../tools/tornet/cell-stats.py" \
-    --out "$NETDIR/cellstats" --dump-every 5 "${args[@]}" \
-    < /dev/null > "$NETDIR/cellstats/stdout.log" 2>&1 {LOCK_FD}>&- &
-  echo "cell-stats $!" >> "$NETDIR/pids"
 }
 
 # ---------------------------------------------------------------------------
@@ -651,11 +623,6 @@ cmd_start () {
   if [ -n "$SHAPER" ]; then launch_shaper "${shaped[@]}"; fi
   for i in $(seq 1 "$NUM_AUTHORITIES"); do launch "auth$i"; done
   for i in $(seq 1 "$relays"); do launch "relay$i"; done
-  if [ "${TOR_NETWORK_CELL_STATS:-0}" = 1 ]; then
-    # shellcheck disable=SC2046
-    launch_cell_stats $(for i in $(seq 1 "$NUM_AUTHORITIES"); do echo "auth$i"; done) \
-      $(for i in $(seq 1 "$relays"); do echo "relay$i"; done)
-  fi
   # The client's ports stay free until it starts, but the block is already
   # seen as used (the others listen in it), so the lock can go.
   wait_bound "${all_ports[@]}" || die "not every tor listens on its ports"

@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
 """Whether the links that carried a frame's copies shared a relay, and how
 often such frames came late: from the calls evaluate-tornet.py kept (the
 rounds' circuit snapshots, each sender's --send-log, the receiver's frame
 log).
 
-  python3 tools/tornet/shared-relay-report.py [--keep build/tornet-eval]
+  PYTHONPATH=tools/tornet python3 -m tornet report shared-relay [--keep build/tornet-eval]
 
 A link's relays on the caller's side are those of its HS_CLIENT_REND
 circuit, found by the SOCKS username of its dial (donar-<nonce>-<link>-<n>,
@@ -18,16 +17,12 @@ copy (one-copy policies).  The rendezvous point is left out: each link has
 its own, shared only by chance."""
 
 import collections
-import importlib.util
 import os
 import re
 import sys
 
-_spec = importlib.util.spec_from_file_location(
-    'link_use_report', os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                    'link-use-report.py'))
-link_use = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(link_use)
+from . import link_use
+
 USERNAME = re.compile(r'SOCKS_USERNAME="donar-[0-9a-f]+-(\d+)-(\d+)"')
 
 

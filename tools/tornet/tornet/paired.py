@@ -15,7 +15,6 @@ frame): ADAPTIVE budget 2 with DOUBLE-SEND, ADAPTIVE budget 1 with
 ALTERNATE, and the two single-path baselines with each other.
 """
 
-import json
 import math
 
 PARTNERS = (('ADAPTIVE budget 2', 'DOUBLE-SEND'),
@@ -184,67 +183,3 @@ def table_of(partnerships, judge, wilson, deadline_ms):
                     f'{f["more_late"]} / {f["same_late"]} | '
                     f'{f["sign_p"]:.3f} |')
     return rows
-
-
-def main():
-    """python3 tools/tornet/paired.py [KEEP...]: each pair's share of frames
-    late or lost, a's and b's, and their medians, from a kept run (of
-    evaluate-tornet.py --variant too: the variant against its policy).
-    With several kept runs of the same policies (each run its own draw of
-    the network, so its own pairs), after them the table of the pairs of
-    all of them together, as evaluation.md's *In pairs* gives one run's."""
-    global PARTNERS
-    import importlib.util
-    import os
-    import statistics
-    import sys
-    here = os.path.dirname(os.path.abspath(__file__))
-    keeps = sys.argv[1:] or [os.path.join(here, '..', '..', 'build',
-                                          'tornet-eval')]
-    spec = importlib.util.spec_from_file_location(
-        'evaluate_tornet', os.path.join(here, 'evaluate-tornet.py'))
-    ev = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ev)
-    if len({os.path.realpath(keep) for keep in keeps}) < len(keeps):
-        sys.exit('paired.py: a kept run is named twice: its pairs would '
-                 'count twice')
-    runs = []
-    for keep in keeps:
-        try:
-            runs.append((keep, json.load(open(os.path.join(keep,
-                                                           'run.json')))))
-        except (OSError, ValueError) as e:
-            sys.exit(f'paired.py: {keep}: no kept run ({e})')
-    labels_of = [tuple(label for label, _ in run.get('policies', []))
-                 for _, run in runs]
-    if len(set(labels_of)) > 1:
-        sys.exit('paired.py: the runs do not have the same policies, so '
-                 'their pairs are not of the same partnerships: '
-                 + '; '.join(f'{keep}: {", ".join(labels)}'
-                             for keep, labels in zip(keeps, labels_of)))
-    labels = labels_of[0]
-    if len(labels) == 2:
-        # --variant runs its policy and the variant, in that order.
-        PARTNERS = ((labels[1], labels[0]),)
-    pooled = {p: [] for p in PARTNERS}
-    for keep, run in runs:
-        _, _, manifest = ev.collect(keep, run['seconds'])
-        if len(runs) > 1:
-            print(f'{keep} ({run.get("date", "no date")}):')
-        for (a, b), pairs in matched(manifest).items():
-            pooled[(a, b)] += pairs
-            shares = pair_shares(pairs, ev.DEADLINE_MS)
-            if not shares:
-                continue
-            print(f'{a} against {b}, % of frames late or lost: median '
-                  f'{statistics.median(x for x, _ in shares):.2f} against '
-                  f'{statistics.median(y for _, y in shares):.2f}')
-            print('  ' + ' '.join(f'{x:.2f}/{y:.2f}' for x, y in shares))
-    if len(runs) > 1:
-        print(f'The pairs of the {len(runs)} runs together:')
-        print('\n'.join(table_of(pooled, ev.judge, ev.wilson,
-                                 ev.DEADLINE_MS)))
-
-
-if __name__ == '__main__':
-    main()
