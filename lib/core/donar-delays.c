@@ -54,7 +54,7 @@ donar_delays_reset_link (DonarDelays * delays, guint link, gint64 now)
   l->round_trip_us[0] = l->round_trip_us[1] = G_MAXINT64;
   l->acked_us = G_MININT64;
   l->opening_sent_us = G_MININT64;
-  l->opening_round_trip_us = G_MAXINT64;
+  l->opening_round_trip_us = DONAR_DELAY_UNKNOWN;
   update_least_round_trip (delays);
 }
 
@@ -77,8 +77,7 @@ donar_delays_on_opening_answered (DonarDelays * delays, guint link,
 gint64
 donar_delays_opening_round_trip (const DonarDelays * delays, guint link)
 {
-  return delays->links[link].opening_round_trip_us == G_MAXINT64 ?
-      DONAR_DELAY_UNKNOWN : delays->links[link].opening_round_trip_us;
+  return delays->links[link].opening_round_trip_us;
 }
 
 void

@@ -68,7 +68,7 @@ typedef struct
   gint64 floor_us[2];
   /* The opening: when our first message of it went (the callee's
    * CHALLENGE, the caller's HELLO; G_MININT64: not yet), and the time to
-   * the peer's HELLO (G_MAXINT64: not yet). */
+   * the peer's HELLO (DONAR_DELAY_UNKNOWN: not yet). */
   gint64 opening_sent_us;
   gint64 opening_round_trip_us;
 } DonarLinkDelay;
