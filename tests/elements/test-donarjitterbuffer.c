@@ -86,16 +86,21 @@ stat_double (const GstStructure * s, const char *field)
   return v;
 }
 
-/* Releases the clock waits of rtpjitterbuffer that are due by now. */
-static void
+/* Releases the clock waits of rtpjitterbuffer that are due by now; how
+ * many. */
+static guint
 release_due_waits (GstHarness * h)
 {
   GstTestClock *clock = gst_harness_get_testclock (h);
   GstClockID id;
+  guint released = 0;
 
-  while ((id = gst_test_clock_process_next_clock_id (clock)))
+  while ((id = gst_test_clock_process_next_clock_id (clock))) {
     gst_clock_id_unref (id);
+    released++;
+  }
   gst_object_unref (clock);
+  return released;
 }
 
 static void
@@ -274,7 +279,7 @@ test_quality_messages (void)
   GstMessage *msg, *last_msg = NULL;
   GstStructure *s;
   const GstStructure *last;
-  guint messages = 0, played = 0, lost = 0, late = 0, window = 0;
+  guint messages = 0, played = 0, lost = 0, late = 0, window = 0, released;
   gdouble r = -1, mos = 0, m2e = 0, loss = -1;
   gboolean known = FALSE, have12 = FALSE, have5 = FALSE;
   GstClockTime arrival;
@@ -284,9 +289,14 @@ test_quality_messages (void)
   for (guint i = 0; i < 100; i++) {
     arrival = i * FRAME + 100 * GST_MSECOND;
     gst_harness_set_time (h, arrival);
-    release_due_waits (h);
-    /* rtpjitterbuffer pushes from a thread of its own: let it. */
+    released = release_due_waits (h);
+    /* rtpjitterbuffer pushes from a thread of its own: let it.  The
+     * reports keep the beat of the first frame out, so that one must go
+     * out when its deadline is released, however slow the machine. */
     g_usleep (2000);
+    for (guint k = 0; k < 5000 && released > 0 &&
+        gst_harness_buffers_received (h) == 0; k++)
+      g_usleep (1000);
     drain_lost_events (h, &have5, &have12);
     if (i == 8) {
       /* Once the lost event for 5 has passed the element. */
@@ -301,6 +311,9 @@ test_quality_messages (void)
     if (i != 5 && i != 12)
       g_assert_cmpint (gst_harness_push (h, rtp_packet (i, arrival)), ==,
           GST_FLOW_OK);
+    /* The wait for the first frame's deadline, before the clock passes it. */
+    if (i == 0)
+      g_assert_true (gst_harness_wait_for_clock_id_waits (h, 1, 5));
   }
   for (guint k = 0; k < 5000 && !have12; k++) {
     g_usleep (1000);
