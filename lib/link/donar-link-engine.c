@@ -862,13 +862,14 @@ donar_link_engine_get_min_rtt (DonarLinkEngine * engine)
 
   g_mutex_lock (&engine->lock);
   /* Measured on every frame acknowledged, where the open's one measure
-   * (HELLO to first reply) also holds whatever the circuit took to be
-   * ready behind a SOCKS reply that came early: from a peer that
-   * acknowledges, no estimate rather than that one until the first. */
+   * (HELLO to first reply) is a single sample; but an end that only
+   * listens sends no frame to acknowledge, and would never have one. */
   if (donar_session_peer_acknowledges (engine->session)) {
     best = donar_session_get_least_round_trip (engine->session);
-    g_mutex_unlock (&engine->lock);
-    return best;
+    if (best >= 0) {
+      g_mutex_unlock (&engine->lock);
+      return best;
+    }
   }
   best = -1;
   for (guint i = 0; i < engine->settings.config.n_links; i++) {

@@ -218,9 +218,10 @@ const gchar *donar_link_engine_get_failure (DonarLinkEngine * engine,
 
 /* The least round-trip time, in µs.  From a peer that acknowledges our
  * frames (donar_session_peer_acknowledges): that of the frames it
- * acknowledged in the last 30 to 60 s, -1 until it has.  From another
- * peer: that of the open links, each measured as it opened (HELLO to the
- * first reply), -1 until one has.  Half of it stands for the one-way delay
+ * acknowledged in the last 30 to 60 s, once it has.  Before, from another
+ * peer, or on an end that only listens (no frame to acknowledge): that of
+ * the open links, each measured as it opened (HELLO to the first reply);
+ * -1 until one has.  Half of it stands for the one-way delay
  * of the fastest path (donarsrc gives it to donarjitterbuffer). */
 gint64 donar_link_engine_get_min_rtt (DonarLinkEngine * engine);
 

@@ -385,6 +385,8 @@ main (int argc, char **argv)
   GstStructure *sink_stats, *jb_stats;
   GstClock *clock;
   guint links_up = 0, jb_latency = 0;
+  /* The callee's base delay in force, ms; -1 unknown. */
+  gdouble jb_base_delay = -1;
   guint64 late = 0, lost;
   gdouble p50, p99, lat_min, target, target_sum = 0, target_mean = 0;
   guint target_n = 0;
@@ -574,6 +576,7 @@ main (int argc, char **argv)
   jb_stats = get_stats (demo->callee, "jb");
   gst_structure_get_uint (jb_stats, "latency", &jb_latency);
   gst_structure_get_uint64 (jb_stats, "late", &late);
+  gst_structure_get_double (jb_stats, "base-delay", &jb_base_delay);
   gst_structure_free (jb_stats);
 
   /* EOS through the callee so that wavenc writes the sizes in its
@@ -607,6 +610,7 @@ main (int argc, char **argv)
         ", \"frames_late\": %" G_GUINT64_FORMAT ", \"loss_ratio\": %.4f, "
         "\"late_ratio\": %.4f, \"latency_ms\": {\"min\": %.1f, \"p50\": %.1f, "
         "\"p99\": %.1f}, \"jitterbuffer_latency_ms\": %u, "
+        "\"jitterbuffer_base_delay_ms\": %.1f, "
         "\"playout_target_ms\": %.1f, \"mouth_to_ear_ms\": %.1f, "
         "\"links_up\": %u, \"live_quality\": {\"messages\": %u, "
         "\"r_mean\": %.2f, \"mos_mean\": %.3f, \"r_last\": %.2f, "
@@ -615,8 +619,8 @@ main (int argc, char **argv)
         demo->frames_played, lost, late,
         demo->frames_sent ? (gdouble) lost / demo->frames_sent : 0.0,
         demo->frames_sent ? (gdouble) late / demo->frames_sent : 0.0,
-        lat_min, p50, p99, jb_latency, target_mean, lat_min + target_mean,
-        links_up, live_quality.n,
+        lat_min, p50, p99, jb_latency, jb_base_delay, target_mean,
+        lat_min + target_mean, links_up, live_quality.n,
         live_quality.n ? live_quality.r_sum / live_quality.n : 0.0,
         live_quality.n ? live_quality.mos_sum / live_quality.n : 0.0,
         live_quality.r_last, live_quality.mos_last);
