@@ -11,7 +11,9 @@
 
 #include "donar-call-address.h"
 #include "donar-link-engine.h"
-#include "donar-tor-launcher.h"
+#include "donar-tor-security.h"
+
+#include <gio/gio.h>
 
 G_BEGIN_DECLS
 

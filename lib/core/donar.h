@@ -20,6 +20,10 @@ G_BEGIN_DECLS
 #define DONAR_MAX_REDUNDANCY 8
 /* Relays of a link's circuit that one side may name (Default: 3 its own). */
 #define DONAR_MAX_PATH_RELAYS 8
+/* The bytes of a link's nonce (donar_session_link_up ()): here rather than
+ * with the rest of the wire format (donar-wire.h), which an application
+ * of the session never needs. */
+#define DONAR_WIRE_NONCE 16
 
 typedef enum
 {

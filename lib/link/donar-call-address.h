@@ -44,8 +44,6 @@ gchar *donar_call_address_to_string (const DonarCallAddress * address);
 /* Frees the strings and erases the secret and the key. */
 void donar_call_address_clear (DonarCallAddress * address);
 
-gboolean donar_onion_host_is_valid (const gchar * host);
-
 /* The elements' donar:// URI (docs/elements.md, "The donar:// URI"): a
  * call address, or the callee form
  *

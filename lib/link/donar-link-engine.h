@@ -224,22 +224,6 @@ const gchar *donar_link_engine_get_failure (DonarLinkEngine * engine,
  * of the fastest path (donarsrc gives it to donarjitterbuffer). */
 gint64 donar_link_engine_get_min_rtt (DonarLinkEngine * engine);
 
-/* Caller: tor built or extended the circuit of the streams with this SOCKS
- * username (each dial of a link has its own): relays are opaque ids of
- * its relays, in order (donar_session_set_link_path).  The link it
- * belongs to, if any, passes them to the session once open, and until it
- * closes or dials again; a username of no current dial is ignored. */
-void donar_link_engine_set_circuit_path (DonarLinkEngine * engine,
-    const gchar * socks_username, const guint64 * relays, guint n_relays);
-
-/* Callee: tor built (relays, in order, the last the caller's rendezvous
- * point) or closed (n_relays 0) a rendezvous circuit of the call's onion,
- * whose id is circuit_id.  A link whose caller told that rendezvous point
- * (RENDEZVOUS) takes the relays that every live circuit ending there
- * crosses as its path (donar_session_set_link_path). */
-void donar_link_engine_set_service_circuit (DonarLinkEngine * engine,
-    const gchar * circuit_id, const guint64 * relays, guint n_relays);
-
 /* How the call ended, if it has: no frame goes either way after it, no
  * link is dialed or accepted, and pop_frame returns NULL at once once the
  * frames received are taken. */

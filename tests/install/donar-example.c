@@ -6,7 +6,6 @@
  * compile by themselves. */
 #include <donar.h>
 #include <donar-call.h>
-#include <donar-wire.h>
 
 #include <stdio.h>
 #include <string.h>
