@@ -4,6 +4,7 @@
 #ifndef DONAR_CALL_TOR_CONTROL_H
 #define DONAR_CALL_TOR_CONTROL_H
 
+#include "donar-api.h"
 #include "donar-call.h"
 
 G_BEGIN_DECLS
@@ -16,17 +17,20 @@ G_BEGIN_DECLS
  * (newly allocated: the caller keeps it for as long as options).  A bad
  * text is DONAR_CALL_ERROR_OPTIONS, with what (the setting's name) and
  * the forms it takes. */
+DONAR_API
 gboolean donar_call_parse_tor_control (DonarCallOptions * options,
     const gchar * what, const gchar * text, gchar ** path, GError ** error);
 
 /* text: "" (none) or tor's SocksPort on a Unix socket, "/path" or
  * "unix:/path" (Debian's: /run/tor/socks).  *path: NULL or newly
  * allocated; set options->tor_socks_path to it. */
+DONAR_API
 gboolean donar_call_parse_tor_socks_path (DonarCallOptions * options,
     const gchar * what, const gchar * text, gchar ** path, GError ** error);
 
 /* guards (the elements' property, donar-call's --guards) within 0 to
  * DONAR_CALL_MAX_GUARDS, or DONAR_CALL_ERROR_OPTIONS saying why. */
+DONAR_API
 gboolean donar_call_check_guards (guint guards, GError ** error);
 
 G_END_DECLS

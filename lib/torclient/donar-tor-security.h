@@ -5,6 +5,8 @@
 #ifndef DONAR_TOR_SECURITY_H
 #define DONAR_TOR_SECURITY_H
 
+#include "donar-api.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -24,7 +26,9 @@ typedef enum
 } DonarTorSecurity;
 
 /* "default", "2hop", "1way". */
+DONAR_API
 const gchar *donar_tor_security_to_string (DonarTorSecurity security);
+DONAR_API
 gboolean donar_tor_security_from_string (const gchar * text,
     DonarTorSecurity * security);
 
