@@ -12,7 +12,7 @@ shift
 
 # The headers' code alone: a comment names functions of other layers
 # ("donar_net_model_... ()"), and a macro such as DONAR_CALL_ERROR calls
-# one that is declared elsewhere.
+# one; neither is a declaration.
 code=$(perl -0777 -pe 's{\\\n}{ }g; s{/\*.*?\*/}{ }gs; s{^\s*#.*$}{ }mg' "$@")
 # The name of a declaration is its first donar_ word before a parenthesis
 # (the return type is a type, DonarX or GLib's).
