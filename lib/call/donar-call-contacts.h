@@ -12,6 +12,8 @@
 #ifndef DONAR_CALL_CONTACTS_H
 #define DONAR_CALL_CONTACTS_H
 
+#include "donar-api.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -26,14 +28,17 @@ G_BEGIN_DECLS
  * whose first line is not descriptor:x25519:<key> is an error
  * (DONAR_CALL_ERROR_CONTACTS) naming it: a contact silently left out would
  * find the onion shut. */
+DONAR_API
 gchar **donar_call_contacts_load (const gchar * dir, GError ** error);
 
 /* A contact name makes a file name: letters, digits, '-', '_' and '.',
  * not first, 1 to 64 of them. */
+DONAR_API
 gboolean donar_call_contacts_name_is_valid (const gchar * name);
 
 /* Writes <dir>/<name>.auth for public_key (32 bytes), refusing to replace
  * an existing one (another contact's key would be lost). */
+DONAR_API
 gboolean donar_call_contacts_write (const gchar * dir, const gchar * name,
     const guint8 * public_key, GError ** error);
 

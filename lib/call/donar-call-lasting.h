@@ -7,6 +7,7 @@
 
 #include "donar-call.h"
 #include "donar-call-keyfile.h"
+#include "donar-tor-control.h"
 
 G_BEGIN_DECLS
 

@@ -9,7 +9,7 @@
 #ifndef DONAR_CALL_PATHS_H
 #define DONAR_CALL_PATHS_H
 
-#include "donar-link-engine.h"
+#include "donar-link-engine-paths.h"
 #include "donar-tor-control.h"
 
 G_BEGIN_DECLS

@@ -2,6 +2,8 @@
  * elements and donar-call, so both take the same forms and say the same
  * thing about a bad one. */
 #include "donar-call-tor-control.h"
+#include "donar-call-guards.h"
+#include "donar-tor-launcher.h"
 #include "donar-tor-unix.h"
 
 #include <string.h>

@@ -1,10 +1,12 @@
 /* A call end to end (donar-call.h). */
 #include "donar-call.h"
+#include "donar-call-guards.h"
 #include "donar-call-lasting.h"
 #include "donar-call-paths.h"
 #include "donar-call-tor-control.h"
 #include "donar-client-auth.h"
 #include "donar-secret.h"
+#include "donar-tor-launcher.h"
 #include "donar-tor-unix.h"
 
 #include <string.h>

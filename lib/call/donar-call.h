@@ -9,13 +9,17 @@
 #ifndef DONAR_CALL_H
 #define DONAR_CALL_H
 
+#include "donar-api.h"
 #include "donar-call-address.h"
 #include "donar-link-engine.h"
-#include "donar-tor-launcher.h"
+#include "donar-tor-security.h"
+
+#include <gio/gio.h>
 
 G_BEGIN_DECLS
 
 #define DONAR_CALL_ERROR (donar_call_error_quark ())
+DONAR_API
 GQuark donar_call_error_quark (void);
 
 typedef enum
@@ -137,13 +141,16 @@ typedef struct
   DonarCallWarningFunc on_warning;
 } DonarCallOptions;
 
+DONAR_API
 void donar_call_options_init (DonarCallOptions * options, DonarRole role);
+DONAR_API
 void donar_call_options_clear (DonarCallOptions * options);
 /* What donar_call_start () would refuse before any I/O with tor (guards
  * out of range, a caller without an address, or with one that is
  * malformed or unfit for the transport; a callee's key file or contacts
  * directory that cannot be used), said at once: an element fails its
  * state change with it rather than from its setup thread. */
+DONAR_API
 gboolean donar_call_options_check (const DonarCallOptions * options,
     GError ** error);
 
@@ -154,19 +161,24 @@ typedef void (*DonarCallProgressFunc) (const gchar * step, gint percent,
 
 typedef struct _DonarCall DonarCall;
 
+DONAR_API
 DonarCall *donar_call_start (const DonarCallOptions * options,
     DonarCallProgressFunc progress, DonarLinkEventFunc on_event,
     gpointer user_data, GCancellable * cancellable, GError ** error);
 /* Callee: the address to give the caller (a secret: whoever has it can
  * call).  Caller: the address dialed. */
+DONAR_API
 const gchar *donar_call_get_address (DonarCall * call);
 /* Writes the address and a newline to path, for the caller's side to read
  * (donar-call --address-file, the elements' address-file): mode 0600, and
  * atomically (a file in path's directory, then renamed over path). */
+DONAR_API
 gboolean donar_call_write_address_file (const gchar * path,
     const gchar * address, GError ** error);
+DONAR_API
 DonarLinkEngine *donar_call_get_engine (DonarCall * call);
 /* Stops the engine, removes the onion, stops a tor we launched. */
+DONAR_API
 void donar_call_free (DonarCall * call);
 
 G_END_DECLS

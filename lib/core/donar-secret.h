@@ -3,11 +3,14 @@
 #ifndef DONAR_SECRET_H
 #define DONAR_SECRET_H
 
+#include "donar-api.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
 
 /* Wipes the string, then frees it; NULL is fine. */
+DONAR_API
 void donar_secret_free (gchar * text);
 
 G_END_DECLS

@@ -9,6 +9,8 @@
 #ifndef DONAR_H
 #define DONAR_H
 
+#include "donar-api.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -20,6 +22,10 @@ G_BEGIN_DECLS
 #define DONAR_MAX_REDUNDANCY 8
 /* Relays of a link's circuit that one side may name (Default: 3 its own). */
 #define DONAR_MAX_PATH_RELAYS 8
+/* The bytes of a link's nonce (donar_session_link_up ()): here rather than
+ * with the rest of the wire format (donar-wire.h), which an application
+ * of the session never needs. */
+#define DONAR_WIRE_NONCE 16
 
 typedef enum
 {
@@ -44,6 +50,7 @@ typedef enum
   DONAR_ERROR_UNEXPECTED,
 } DonarError;
 
+DONAR_API
 const char *donar_error_to_string (DonarError error);
 
 typedef enum
@@ -55,7 +62,9 @@ typedef enum
   DONAR_POLICY_ADAPTIVE,
 } DonarPolicy;
 
+DONAR_API
 const char *donar_policy_to_string (DonarPolicy policy);
+DONAR_API
 gboolean donar_policy_from_string (const char *name, DonarPolicy * policy);
 
 /* How the local and the peer's aggregate of a link make its score
@@ -74,6 +83,7 @@ typedef enum
   DONAR_GROUP_INACTIVE,
 } DonarGroup;
 
+DONAR_API
 const char *donar_group_to_string (DonarGroup group);
 
 /* The caller opens the links, the callee answers.  Each direction has its
@@ -120,10 +130,13 @@ typedef struct
   gboolean spread_copies;
 } DonarConfig;
 
+DONAR_API
 void donar_config_init (DonarConfig * config);
+DONAR_API
 DonarError donar_config_validate (const DonarConfig * config);
 /* Bytes a record carrying n_frames frames adds to them, at most, with
  * these settings (docs/protocol.md). */
+DONAR_API
 gsize donar_config_record_overhead (const DonarConfig * config,
     guint n_frames);
 
@@ -140,6 +153,7 @@ typedef enum
   DONAR_BYE_REJECTED = 3,
 } DonarByeReason;
 
+DONAR_API
 const char *donar_bye_reason_to_string (DonarByeReason reason);
 
 typedef struct
@@ -214,17 +228,21 @@ typedef struct
 
 typedef struct _DonarSession DonarSession;
 
+DONAR_API
 DonarSession *donar_session_new (const DonarConfig * config, DonarRole role,
     const guint8 * secret, gsize secret_length,
     const DonarCallbacks * callbacks, gpointer user_data, gint64 now,
     DonarError * error);
+DONAR_API
 void donar_session_free (DonarSession * session);
 
 /* Frames (RTP packets) from the application.  Every frame takes a sequence
  * number, even when no link is up (DONAR_ERROR_NO_LINK): it may still travel
  * as a redundant copy once a link comes back. */
+DONAR_API
 DonarError donar_session_send_frame (DonarSession * session,
     const guint8 * frame, gsize length, gint64 now);
+DONAR_API
 gsize donar_session_get_max_frame (const DonarSession * session);
 
 /* Bytes read from the TCP stream of `link`, in any split.  The stream must
@@ -232,6 +250,7 @@ gsize donar_session_get_max_frame (const DonarSession * session);
  * an error the link must be closed (donar_session_link_down): a stream that
  * lied once cannot be trusted to be in step, and one that did not prove it
  * belongs to the call is not ours. */
+DONAR_API
 DonarError donar_session_receive (DonarSession * session, guint link,
     const guint8 * data, gsize length, gint64 now);
 
@@ -240,13 +259,16 @@ DonarError donar_session_receive (DonarSession * session, guint link,
  * so that no HELLO of another connection can be played again.  A caller
  * answers the callee's CHALLENGE with its HELLO; a callee sends its
  * CHALLENGE (with the nonce) at once, through the send callback. */
+DONAR_API
 void donar_session_link_up (DonarSession * session, guint link,
     const guint8 * nonce, gint64 now);
 /* Callee: the connection whose CHALLENGE (with `nonce`) went out before its
  * link was known (donar_session_identify_link) is this link: as link_up,
  * without a CHALLENGE. */
+DONAR_API
 void donar_session_link_accepted (DonarSession * session, guint link,
     const guint8 * nonce, gint64 now);
+DONAR_API
 void donar_session_link_down (DonarSession * session, guint link,
     gint64 now);
 
@@ -254,9 +276,11 @@ void donar_session_link_down (DonarSession * session, guint link,
  * (through the send callback), after which the links may close.  Later
  * frames are refused (DONAR_ERROR_CALL_ENDED).  A second call does
  * nothing. */
+DONAR_API
 void donar_session_end (DonarSession * session, DonarByeReason reason,
     gint64 now);
 /* Whether either side ended the call, and (peer: TRUE) who. */
+DONAR_API
 gboolean donar_session_has_ended (const DonarSession * session,
     gboolean * by_peer, DonarByeReason * reason);
 
@@ -264,6 +288,7 @@ gboolean donar_session_has_ended (const DonarSession * session,
  * first message (the bytes after its length prefix) is the HELLO of, if it
  * is a valid HELLO of this call that answers `nonce`, the CHALLENGE sent on
  * the connection.  Changes nothing. */
+DONAR_API
 DonarError donar_session_identify_link (const DonarSession * session,
     const guint8 * message, gsize length, const guint8 * nonce,
     guint * link);
@@ -273,28 +298,36 @@ DonarError donar_session_identify_link (const DonarSession * session,
  * frame on links with none in common.  Forgotten when the link goes down.
  * A caller's path ends at the link's rendezvous point, which the session
  * tells the callee (RENDEZVOUS) once its HELLO is out. */
+DONAR_API
 void donar_session_set_link_path (DonarSession * session, guint link,
     const guint64 * relays, guint n_relays);
 
 /* The window timer: call at or after donar_session_get_expiry (). */
+DONAR_API
 void donar_session_handle_expiry (DonarSession * session, gint64 now);
+DONAR_API
 gint64 donar_session_get_expiry (const DonarSession * session);
 
+DONAR_API
 void donar_session_get_stats (const DonarSession * session,
     DonarSessionStats * stats);
 /* The least round trip of our frames in the last 30 to 60 s, in µs: sent
  * on a link, acknowledged on any.  -1 until an acknowledgement came (only
  * a peer with the ADAPTIVE policy sends them). */
+DONAR_API
 gint64 donar_session_get_least_round_trip (const DonarSession * session);
 /* Whether the peer's messages carry acknowledgements (its policy is
  * ADAPTIVE): then a round trip will come from them. */
+DONAR_API
 gboolean donar_session_peer_acknowledges (const DonarSession * session);
+DONAR_API
 gboolean donar_session_get_link_stats (const DonarSession * session,
     guint link, DonarLinkStats * stats);
 /* How long the peer has been writing to the link with nothing coming out
  * of it (a circuit that hangs), in µs: the lesser of the frames delivered
  * on other links since the first lost one (at Tframe each) and the time
  * since we learned of it.  0 while the link keeps up. */
+DONAR_API
 gint64 donar_session_get_link_silence (const DonarSession * session,
     guint link, gint64 now);
 /* How late our own frames on the link are, in µs, while other links have
@@ -307,6 +340,7 @@ gint64 donar_session_get_link_silence (const DonarSession * session,
  * is beyond 10 s counts: a stall of every link is waited out on the
  * circuits there are for as long as tor itself would wait for a stream's
  * answer, then the circuits that hang are given up.  0 otherwise. */
+DONAR_API
 gint64 donar_session_get_link_lateness (const DonarSession * session,
     guint link, gint64 now);
 

@@ -26,8 +26,8 @@ is_base32 (const gchar * text, gsize length, gboolean lower_only)
   return TRUE;
 }
 
-gboolean
-donar_onion_host_is_valid (const gchar * host)
+static gboolean
+onion_host_is_valid (const gchar * host)
 {
   gsize length = host ? strlen (host) : 0;
   g_autofree gchar *id = NULL;
@@ -215,7 +215,7 @@ parse (const gchar * text, Query * q, GError ** error)
     q->callee = TRUE;
     return parse_query (query ? query + 1 : NULL, q, error);
   }
-  if (!donar_onion_host_is_valid (host) && g_strcmp0 (host, "127.0.0.1")) {
+  if (!onion_host_is_valid (host) && g_strcmp0 (host, "127.0.0.1")) {
     g_set_error (error, DONAR_CALL_ADDRESS_ERROR,
         DONAR_CALL_ADDRESS_ERROR_HOST,
         "the host must be a v3 onion address (56 base32 characters and "

@@ -10,6 +10,8 @@
 #ifndef DONAR_CALL_ADDRESS_H
 #define DONAR_CALL_ADDRESS_H
 
+#include "donar-api.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -19,6 +21,7 @@ G_BEGIN_DECLS
 #define DONAR_CLIENT_AUTH_KEY_LENGTH 52
 
 #define DONAR_CALL_ADDRESS_ERROR (donar_call_address_error_quark ())
+DONAR_API
 GQuark donar_call_address_error_quark (void);
 
 typedef enum
@@ -38,13 +41,14 @@ typedef struct
   gchar *client_auth_key;       /* NULL: the onion needs none */
 } DonarCallAddress;
 
+DONAR_API
 gboolean donar_call_address_parse (const gchar * text,
     DonarCallAddress * address, GError ** error);
+DONAR_API
 gchar *donar_call_address_to_string (const DonarCallAddress * address);
 /* Frees the strings and erases the secret and the key. */
+DONAR_API
 void donar_call_address_clear (DonarCallAddress * address);
-
-gboolean donar_onion_host_is_valid (const gchar * host);
 
 /* The elements' donar:// URI (docs/elements.md, "The donar:// URI"): a
  * call address, or the callee form
@@ -64,12 +68,15 @@ typedef struct
   gchar **values;
 } DonarCallUri;
 
+DONAR_API
 gboolean donar_call_uri_parse (const gchar * text, DonarCallUri * uri,
     GError ** error);
 /* The URI of uri's callee, address and settings, the values
  * percent-encoded where they need it. */
+DONAR_API
 gchar *donar_call_uri_to_string (const DonarCallUri * uri);
 /* Frees the strings, the address wiped. */
+DONAR_API
 void donar_call_uri_clear (DonarCallUri * uri);
 
 G_END_DECLS

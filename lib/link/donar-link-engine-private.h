@@ -6,6 +6,7 @@
 #define DONAR_LINK_ENGINE_PRIVATE_H
 
 #include "donar-link-engine.h"
+#include "donar-link-engine-paths.h"
 #include "donar-link-failure.h"
 #include "donar-record-queue.h"
 #include "donar-rendezvous-match.h"

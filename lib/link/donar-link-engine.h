@@ -18,11 +18,13 @@
 #ifndef DONAR_LINK_ENGINE_H
 #define DONAR_LINK_ENGINE_H
 
-#include <donar.h>
+#include "donar-api.h"
+#include "donar.h"
 
 G_BEGIN_DECLS
 
 #define DONAR_LINK_ENGINE_ERROR (donar_link_engine_error_quark ())
+DONAR_API
 GQuark donar_link_engine_error_quark (void);
 
 typedef enum
@@ -92,8 +94,10 @@ typedef struct
 } DonarLinkEngineSettings;
 
 /* Fills in the defaults of a role (docs/link-engine.md). */
+DONAR_API
 void donar_link_engine_settings_init (DonarLinkEngineSettings * settings,
     DonarRole role);
+DONAR_API
 void donar_link_engine_settings_clear (DonarLinkEngineSettings * settings);
 
 typedef enum
@@ -120,6 +124,7 @@ typedef enum
   DONAR_LINK_EVENT_PEER_RESTARTED,
 } DonarLinkEventType;
 
+DONAR_API
 const gchar *donar_link_event_type_to_string (DonarLinkEventType type);
 
 typedef struct
@@ -174,19 +179,24 @@ typedef struct
 
 typedef struct _DonarLinkEngine DonarLinkEngine;
 
+DONAR_API
 DonarLinkEngine *donar_link_engine_new (const DonarLinkEngineSettings *
     settings, DonarLinkEventFunc on_event, gpointer user_data,
     GError ** error);
 /* Binds (callee) or starts dialing (caller) and starts the thread. */
+DONAR_API
 gboolean donar_link_engine_start (DonarLinkEngine * engine, GError ** error);
 /* Callee: the bound port, once started. */
+DONAR_API
 guint16 donar_link_engine_get_listen_port (DonarLinkEngine * engine);
 
 /* Sends the frame (an RTP packet) from the calling thread, without
  * blocking: a socket that does not take its record at once leaves it, and
  * the records after it, to the loop (bounded queues, stalls). */
+DONAR_API
 gboolean donar_link_engine_send_frame (DonarLinkEngine * engine,
     const guint8 * frame, gsize length, GError ** error);
+DONAR_API
 gsize donar_link_engine_get_max_frame (DonarLinkEngine * engine);
 
 /* The next frame received, waiting until end_time (monotonic µs; -1:
@@ -199,20 +209,25 @@ gsize donar_link_engine_get_max_frame (DonarLinkEngine * engine);
  * that calls it in a loop (a source's streaming thread) reads the links
  * and runs the timers; flushing, donar_link_engine_end () or half a second
  * without a call gives the loop back to the engine's thread. */
+DONAR_API
 DonarLinkFrame *donar_link_engine_pop_frame (DonarLinkEngine * engine,
     gint64 end_time);
 /* While flushing, pop_frame returns NULL at once (GstBaseSrc::unlock). */
+DONAR_API
 void donar_link_engine_set_flushing (DonarLinkEngine * engine,
     gboolean flushing);
 
+DONAR_API
 void donar_link_engine_get_stats (DonarLinkEngine * engine,
     DonarLinkEngineStats * stats);
+DONAR_API
 gboolean donar_link_engine_get_link_stats (DonarLinkEngine * engine,
     guint link, DonarLinkEngineLinkStats * stats);
 /* Caller: the short name of the most likely reason why no link is up
  * (donar-link-failure.h: "descriptor-not-found", "wrong-secret", ...),
  * "none" when no dial has failed, and its explanation for a person in
  * *explanation if not NULL (static strings). */
+DONAR_API
 const gchar *donar_link_engine_get_failure (DonarLinkEngine * engine,
     const gchar ** explanation);
 
@@ -223,23 +238,8 @@ const gchar *donar_link_engine_get_failure (DonarLinkEngine * engine,
  * the open links, each measured as it opened (HELLO to the first reply);
  * -1 until one has.  Half of it stands for the one-way delay
  * of the fastest path (donarsrc gives it to donarjitterbuffer). */
+DONAR_API
 gint64 donar_link_engine_get_min_rtt (DonarLinkEngine * engine);
-
-/* Caller: tor built or extended the circuit of the streams with this SOCKS
- * username (each dial of a link has its own): relays are opaque ids of
- * its relays, in order (donar_session_set_link_path).  The link it
- * belongs to, if any, passes them to the session once open, and until it
- * closes or dials again; a username of no current dial is ignored. */
-void donar_link_engine_set_circuit_path (DonarLinkEngine * engine,
-    const gchar * socks_username, const guint64 * relays, guint n_relays);
-
-/* Callee: tor built (relays, in order, the last the caller's rendezvous
- * point) or closed (n_relays 0) a rendezvous circuit of the call's onion,
- * whose id is circuit_id.  A link whose caller told that rendezvous point
- * (RENDEZVOUS) takes the relays that every live circuit ending there
- * crosses as its path (donar_session_set_link_path). */
-void donar_link_engine_set_service_circuit (DonarLinkEngine * engine,
-    const gchar * circuit_id, const guint64 * relays, guint n_relays);
 
 /* How the call ended, if it has: no frame goes either way after it, no
  * link is dialed or accepted, and pop_frame returns NULL at once once the
@@ -254,24 +254,29 @@ typedef enum
 
 /* The peer's BYE reason as the elements and donar-call name it:
  * "peer-hung-up", "peer-failed", "peer-ended" (no reason it knows). */
+DONAR_API
 const gchar *donar_link_end_peer_reason (DonarByeReason reason);
 
 /* Ends the call: a BYE with the reason on every open link, then the links
  * close once it has left, or after timeout_us.  Waits for that.  TRUE when
  * every open link took the BYE (or none was open); FALSE when the call had
  * already ended, or the engine does not run. */
+DONAR_API
 gboolean donar_link_engine_end (DonarLinkEngine * engine,
     DonarByeReason reason, gint64 timeout_us);
 /* reason: the BYE's (DONAR_LINK_END_HERE, DONAR_LINK_END_BY_PEER).  The
  * end is told once the frames that were on their way came or the links
  * closed: whoever waits on pop_frame has them all first.  Before the end
  * it takes no lock: a streaming thread may ask for every buffer. */
+DONAR_API
 DonarLinkEnd donar_link_engine_get_end (DonarLinkEngine * engine,
     DonarByeReason * reason);
 
 /* Closes every link and joins the thread, without a BYE: the peer sees the
  * links drop, as it would if this end crashed.  Idempotent. */
+DONAR_API
 void donar_link_engine_stop (DonarLinkEngine * engine);
+DONAR_API
 void donar_link_engine_free (DonarLinkEngine * engine);
 
 G_END_DECLS

@@ -20,6 +20,7 @@
 #ifndef DONAR_BASE_CHECK_H
 #define DONAR_BASE_CHECK_H
 
+#include "donar-api.h"
 #include "donar-playout.h"
 
 G_BEGIN_DECLS
@@ -44,6 +45,7 @@ typedef struct
 
 /* Judges base_delay_us (>= 0) against the window of playout and its
  * deadline (a deadline of 0 uses no base delay: it always agrees). */
+DONAR_API
 void donar_base_check (const DonarPlayout * playout, gint64 base_delay_us,
     DonarBaseCheck * check);
 

@@ -19,6 +19,8 @@
 #ifndef DONAR_PLAYOUT_H
 #define DONAR_PLAYOUT_H
 
+#include "donar-api.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -81,18 +83,25 @@ typedef struct
 
 typedef struct _DonarPlayout DonarPlayout;
 
+DONAR_API
 void donar_playout_config_init (DonarPlayoutConfig * config);
 /* FALSE if a field is out of range (share outside (0, 1], negative times,
  * min > max, no samples). */
+DONAR_API
 gboolean donar_playout_config_is_valid (const DonarPlayoutConfig * config);
 
+DONAR_API
 DonarPlayout *donar_playout_new (const DonarPlayoutConfig * config);
+DONAR_API
 void donar_playout_free (DonarPlayout * playout);
 /* Forget every frame (a new stream); keeps the config and base delay. */
+DONAR_API
 void donar_playout_reset (DonarPlayout * playout);
 /* Takes effect at the next frame; the frames in the window are kept. */
+DONAR_API
 void donar_playout_set_config (DonarPlayout * playout,
     const DonarPlayoutConfig * config);
+DONAR_API
 void donar_playout_get_config (const DonarPlayout * playout,
     DonarPlayoutConfig * config);
 
@@ -105,6 +114,7 @@ void donar_playout_get_config (const DonarPlayout * playout,
  * target itself (as if the base delay were 0): a bound that never drops a
  * frame the deadline would have kept, but lets the playout exceed the
  * deadline by the unknown base delay. */
+DONAR_API
 void donar_playout_set_base_delay (DonarPlayout * playout,
     gint64 base_delay_us);
 
@@ -112,19 +122,24 @@ void donar_playout_set_base_delay (DonarPlayout * playout,
  * back (an earlier one counts as the latest so far).  Returns TRUE if the
  * frame was late: its playout time (send_us + the offset in force then)
  * passed before it arrived. */
+DONAR_API
 gboolean donar_playout_push (DonarPlayout * playout, gint64 send_us,
     gint64 arrival_us);
 
 /* FALSE before the first frame (then *offset_us is untouched). */
+DONAR_API
 gboolean donar_playout_get_offset (const DonarPlayout * playout,
     gint64 * offset_us);
 /* The target playout delay above the base; min_us before the first
  * frame. */
+DONAR_API
 gint64 donar_playout_get_target (const DonarPlayout * playout);
+DONAR_API
 void donar_playout_get_stats (const DonarPlayout * playout,
     DonarPlayoutStats * stats);
 /* How many frames of the window were more than above_base_us slower than
  * the base (their delay - base > above_base_us); 0 before the first. */
+DONAR_API
 guint donar_playout_count_above (const DonarPlayout * playout,
     gint64 above_base_us);
 

@@ -17,6 +17,8 @@
 #ifndef DONAR_QUALITY_H
 #define DONAR_QUALITY_H
 
+#include "donar-api.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -85,41 +87,55 @@ typedef struct _DonarQuality DonarQuality;
 
 /* G.107's R of a mouth-to-ear delay ta_ms and ppl_percent of the packets
  * lost (or too late), as qscore.py's e_model_parts computes it. */
+DONAR_API
 gdouble donar_quality_r_factor (gdouble ta_ms, gdouble ppl_percent,
     gdouble ie, gdouble bpl, gdouble burst_r);
 /* G.107 Annex B, held within [1, 4.5]. */
+DONAR_API
 gdouble donar_quality_mos (gdouble r);
+DONAR_API
 DonarQualityRating donar_quality_rating (gdouble r);
 /* "good", "fair", "poor". */
+DONAR_API
 const gchar *donar_quality_rating_name (DonarQualityRating rating);
 
+DONAR_API
 void donar_quality_config_init (DonarQualityConfig * config);
 /* FALSE for a window or interval not above 0, Ie outside [0, 95], Bpl not
  * above 0, BurstR below 1. */
+DONAR_API
 gboolean donar_quality_config_is_valid (const DonarQualityConfig * config);
 
+DONAR_API
 DonarQuality *donar_quality_new (const DonarQualityConfig * config);
+DONAR_API
 void donar_quality_free (DonarQuality * quality);
 /* Forget every frame and report (a new stream). */
+DONAR_API
 void donar_quality_reset (DonarQuality * quality);
 
 /* A frame's fate at now_us, with the mouth-to-ear delay in force. */
+DONAR_API
 void donar_quality_push (DonarQuality * quality, gint64 now_us,
     DonarQualityFate fate, gint64 mouth_to_ear_us);
 /* A frame pushed as lost came after all, after its playout time: the
  * newest lost frame of the window becomes late.  FALSE if the window has
  * no lost frame. */
+DONAR_API
 gboolean donar_quality_lost_was_late (DonarQuality * quality);
 
 /* When the next report is due; G_MAXINT64 before the first frame. */
+DONAR_API
 gint64 donar_quality_get_expiry (const DonarQuality * quality);
 /* At or after the expiry: forgets the frames older than the window,
  * makes the report (TRUE, *report filled) and sets the next expiry an
  * interval later.  FALSE before the expiry, or if the window holds no
  * frame (then the next is an interval later too). */
+DONAR_API
 gboolean donar_quality_handle_expiry (DonarQuality * quality, gint64 now_us,
     DonarQualityReport * report);
 /* The latest report; FALSE if none yet. */
+DONAR_API
 gboolean donar_quality_get_last (const DonarQuality * quality,
     DonarQualityReport * report);
 

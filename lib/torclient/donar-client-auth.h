@@ -11,6 +11,7 @@
 #ifndef DONAR_CLIENT_AUTH_H
 #define DONAR_CLIENT_AUTH_H
 
+#include "donar-api.h"
 #include "donar-secret.h"
 
 #include <glib.h>
@@ -22,6 +23,7 @@ G_BEGIN_DECLS
 #define DONAR_CLIENT_AUTH_BASE32_LENGTH 52
 
 #define DONAR_CLIENT_AUTH_ERROR (donar_client_auth_error_quark ())
+DONAR_API
 GQuark donar_client_auth_error_quark (void);
 
 typedef enum
@@ -38,22 +40,27 @@ typedef struct
 } DonarClientAuthKey;
 
 /* A new key pair, the secret from the kernel's CSPRNG. */
+DONAR_API
 gboolean donar_client_auth_key_generate (DonarClientAuthKey * key,
     GError ** error);
 
 /* The pair of a given secret (the public key is X25519 (secret, 9)). */
+DONAR_API
 gboolean donar_client_auth_key_from_secret (DonarClientAuthKey * key,
     const guint8 * secret, GError ** error);
 
 /* Wipes both halves. */
+DONAR_API
 void donar_client_auth_key_clear (DonarClientAuthKey * key);
 
 /* 52 lowercase base32 characters; free (and erase, for a secret) with
  * donar_secret_free. */
+DONAR_API
 gchar *donar_client_auth_to_base32 (const guint8 * bytes);
 
 /* Either case; FALSE unless text is exactly 52 base32 characters whose
  * unused last 4 bits are zero. */
+DONAR_API
 gboolean donar_client_auth_from_base32 (const gchar * text, guint8 * bytes);
 
 G_END_DECLS

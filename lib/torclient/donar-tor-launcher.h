@@ -7,6 +7,7 @@
 #define DONAR_TOR_LAUNCHER_H
 
 #include "donar-tor-control.h"
+#include "donar-tor-security.h"
 
 G_BEGIN_DECLS
 
@@ -31,25 +32,6 @@ typedef enum
   /* tor did not bootstrap in time; the message says how far it got. */
   DONAR_TOR_LAUNCHER_ERROR_TIMEOUT,
 } DonarTorLauncherError;
-
-/* The security configurations of seed 000 section 5 (docs/security.md). */
-typedef enum
-{
-  /* Stock tor: 3 relays on each side of the rendezvous point. */
-  DONAR_TOR_SECURITY_DEFAULT,
-  /* 2 relays on the client side: needs a patched tor, always refused. */
-  DONAR_TOR_SECURITY_TWO_HOP,
-  /* Single onion: the callee's tor goes straight to the rendezvous and
-   * introduction points (one-hop circuits, with
-   * donar_tor_launcher_add_single_onion), so the callee is not anonymous;
-   * no SocksPort (tor forbids one in this mode). */
-  DONAR_TOR_SECURITY_ONE_WAY,
-} DonarTorSecurity;
-
-/* "default", "2hop", "1way". */
-const gchar *donar_tor_security_to_string (DonarTorSecurity security);
-gboolean donar_tor_security_from_string (const gchar * text,
-    DonarTorSecurity * security);
 
 /* Called while tor bootstraps, at each change, in the launching thread. */
 typedef void (*DonarTorProgressFunc) (guint percent, const gchar * summary,

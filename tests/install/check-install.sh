@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# DONAR as its users get it: `meson install` into a DESTDIR, a program built
-# against the installed libdonar through pkg-config and run, the installed
-# tools run, and gst-inspect-1.0 finding the installed plugin (and
-# `--exists` saying so, which takes the plugin's version into account).
+# DONAR as its users get it: `meson install` into a DESTDIR, each installed
+# header compiled by itself, a program built against the installed libdonar
+# through pkg-config and run, the installed tools run, and gst-inspect-1.0
+# finding the installed plugin (and `--exists` saying so, which takes the
+# plugin's version into account).
 # usage: check-install.sh BUILD_DIR PREFIX LIBDIR BINDIR EXAMPLE_C
 # (CC: the compiler, MESON: meson, from tests/install/meson.build.)
 set -euo pipefail
@@ -48,6 +49,21 @@ flags=$(pkg-config --cflags --libs donar-1.0) || fail "pkg-config donar-1.0"
 $CC -Wall -Werror -o "$work/donar-example" "$example" $flags ||
   fail "the example does not build against the installed library"
 echo "ok: built with $flags"
+
+# Each installed header by itself, and twice (its guard), against the
+# installed ones alone: a header that needs another included first, or
+# includes one that is not installed, fails here rather than in a user's
+# program.
+cflags=$(pkg-config --cflags donar-1.0)
+headers=("$dest$prefix/include/donar-1.0/"*.h)
+for header in "${headers[@]}"; do
+  name=${header##*/}
+  # shellcheck disable=SC2086  # CC and the flags are words
+  printf '#include <%s>\n#include <%s>\n' "$name" "$name" |
+    $CC -Wall -Werror -fsyntax-only -x c - $cflags ||
+    fail "the installed $name does not compile by itself"
+done
+echo "ok: each of the ${#headers[@]} installed headers compiles by itself"
 
 export LD_LIBRARY_PATH=$lib
 # (Not `ldd | grep -q`: grep's early exit fails ldd, and pipefail the test.)

@@ -2,11 +2,11 @@
  * through `pkg-config --cflags --libs donar-1.0` (check-install.sh): a call
  * address written and read back, then a call between two sessions whose
  * links are queues in memory, a frame each way, and the caller's hang-up.
- * It includes donar-call.h so that the installed headers are known to
- * compile by themselves. */
+ * The address is donar-call.h's (donar-call-address.h), as an application
+ * of the call has it; check-install.sh compiles every installed header
+ * by itself. */
 #include <donar.h>
 #include <donar-call.h>
-#include <donar-wire.h>
 
 #include <stdio.h>
 #include <string.h>
