@@ -19,19 +19,11 @@
 GST_DEBUG_CATEGORY_STATIC (gst_donar_call_debug);
 #define GST_CAT_DEFAULT gst_donar_call_debug
 
-#define DEFAULT_LINKS 12
-#define DEFAULT_N1ST 3
-#define DEFAULT_N2ND 3
-#define DEFAULT_WINDOW 2000
-#define DEFAULT_POLICY DONAR_POLICY_ADAPTIVE
-#define DEFAULT_BUDGET 2.0
-#define DEFAULT_REDUNDANCY 1
-#define DEFAULT_SPREAD_COPIES TRUE
-#define DEFAULT_SECURITY DONAR_TOR_SECURITY_DEFAULT
-#define DEFAULT_PEER_TIMEOUT 60
-#define DEFAULT_GUARDS DONAR_CALL_DEFAULT_GUARDS
-/* lib/call's own, for each step (bootstrap, control connection, upload). */
-#define DEFAULT_SETUP_TIMEOUT 120
+/* The library's defaults (DONAR_DEFAULT_*), in the properties' units. */
+#define DEFAULT_WINDOW (DONAR_DEFAULT_WINDOW_US / 1000)
+#define DEFAULT_PEER_TIMEOUT \
+    (DONAR_LINK_ENGINE_DEFAULT_PEER_TIMEOUT_US / G_USEC_PER_SEC)
+#define DEFAULT_SETUP_TIMEOUT (DONAR_CALL_DEFAULT_SETUP_TIMEOUT_MS / 1000)
 #define MAX_SETUP_TIMEOUT 3600
 /* How long a hang-up waits for the BYE to leave: at once on a link that
  * takes writes; a stalled one is not worth more. */
@@ -197,15 +189,15 @@ gst_donar_call_install_properties (GObjectClass * klass, guint first)
   g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_LINKS,
       g_param_spec_uint ("links", "Links",
           "Onion links of the call (nLINKS)", 1, DONAR_MAX_LINKS,
-          DEFAULT_LINKS, flags));
+          DONAR_DEFAULT_LINKS, flags));
   g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_N1ST,
       g_param_spec_uint ("n1st", "Links in L1ST",
           "Links of the first group (n1ST)", 1, DONAR_MAX_LINKS,
-          DEFAULT_N1ST, flags));
+          DONAR_DEFAULT_N_1ST, flags));
   g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_N2ND,
       g_param_spec_uint ("n2nd", "Links in L2ND",
           "Links of the second group (n2ND)", 0, DONAR_MAX_LINKS,
-          DEFAULT_N2ND, flags));
+          DONAR_DEFAULT_N_2ND, flags));
   g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_WINDOW,
       g_param_spec_uint ("window", "Window",
           "Milliseconds between two rankings of the links (w)", 100, 600000,
@@ -213,29 +205,29 @@ gst_donar_call_install_properties (GObjectClass * klass, guint first)
   g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_POLICY,
       g_param_spec_enum ("policy", "Policy",
           "How frames are scheduled on the links", GST_TYPE_DONAR_POLICY,
-          DEFAULT_POLICY, flags));
+          DONAR_DEFAULT_POLICY, flags));
   g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_BUDGET,
       g_param_spec_double ("budget", "Budget",
           "adaptive: Tor cells a frame on average, from 1.0 (the cells of "
           "alternate: 25 Tor cells, 12.9 KB/s each way with 40 ms frames) to "
           "2.0 (those of double-send: 50 cells, 25.7 KB/s)", 1.0, 2.0,
-          DEFAULT_BUDGET, flags));
+          DONAR_DEFAULT_BUDGET, flags));
   g_object_class_install_property (klass,
       first + GST_DONAR_CALL_PROP_REDUNDANCY,
       g_param_spec_uint ("redundancy", "Redundancy",
           "Previous frames piggybacked on each frame", 0, 8,
-          DEFAULT_REDUNDANCY, flags));
+          DONAR_DEFAULT_REDUNDANCY, flags));
   g_object_class_install_property (klass,
       first + GST_DONAR_CALL_PROP_SPREAD_COPIES,
       g_param_spec_boolean ("spread-copies", "Spread copies",
           "adaptive: a frame's second copy avoids the previous frame's links "
           "too, so that a frame and its piggybacked copy cross 4 links",
-          DEFAULT_SPREAD_COPIES, flags));
+          DONAR_DEFAULT_SPREAD_COPIES, flags));
   g_object_class_install_property (klass,
       first + GST_DONAR_CALL_PROP_SECURITY,
       g_param_spec_enum ("security", "Security",
           "The configuration of a tor we launch (docs/security.md)",
-          GST_TYPE_DONAR_SECURITY, DEFAULT_SECURITY, flags));
+          GST_TYPE_DONAR_SECURITY, DONAR_TOR_SECURITY_DEFAULT, flags));
   g_object_class_install_property (klass,
       first + GST_DONAR_CALL_PROP_CLIENT_AUTH,
       g_param_spec_boolean ("client-auth", "Client authorization",
@@ -293,13 +285,14 @@ gst_donar_call_install_properties (GObjectClass * klass, guint first)
           "own setting (one guard).  A tor we launch gets it in its torrc; "
           "a running tor (tor-control) is changed only if this is set, for "
           "the call, with a warning if it refuses; left unset, a warning if "
-          "it has fewer", 0, DONAR_CALL_MAX_GUARDS, DEFAULT_GUARDS, flags));
+          "it has fewer", 0, DONAR_CALL_MAX_GUARDS, DONAR_CALL_DEFAULT_GUARDS,
+          flags));
   g_object_class_install_property (klass,
       first + GST_DONAR_CALL_PROP_SETUP_TIMEOUT,
       g_param_spec_uint ("setup-timeout", "Setup timeout",
           "Seconds each step of the setup may take (tor's bootstrap, the "
-          "control connection, the descriptor upload) before the call fails",
-          1, MAX_SETUP_TIMEOUT, DEFAULT_SETUP_TIMEOUT, flags));
+          "control connection, the descriptor upload) before the call fails", 1,
+          MAX_SETUP_TIMEOUT, DEFAULT_SETUP_TIMEOUT, flags));
   /* Write-only, as srtsink's passphrase: whoever reads the properties
    * (gst-launch-1.0 -v, an inspector) is not given the running tor. */
   g_object_class_install_property (klass,
@@ -351,17 +344,17 @@ gst_donar_call_client_init (GstDonarCallClient * client, GstElement * element)
   s->key_file = g_strdup ("");
   s->client_auth_dir = g_strdup ("");
   s->tor_socks_path = g_strdup ("");
-  s->links = DEFAULT_LINKS;
-  s->n1st = DEFAULT_N1ST;
-  s->n2nd = DEFAULT_N2ND;
+  s->links = DONAR_DEFAULT_LINKS;
+  s->n1st = DONAR_DEFAULT_N_1ST;
+  s->n2nd = DONAR_DEFAULT_N_2ND;
   s->window = DEFAULT_WINDOW;
-  s->policy = DEFAULT_POLICY;
-  s->budget = DEFAULT_BUDGET;
-  s->redundancy = DEFAULT_REDUNDANCY;
-  s->spread_copies = DEFAULT_SPREAD_COPIES;
-  s->security = DEFAULT_SECURITY;
+  s->policy = DONAR_DEFAULT_POLICY;
+  s->budget = DONAR_DEFAULT_BUDGET;
+  s->redundancy = DONAR_DEFAULT_REDUNDANCY;
+  s->spread_copies = DONAR_DEFAULT_SPREAD_COPIES;
+  s->security = DONAR_TOR_SECURITY_DEFAULT;
   s->peer_timeout = DEFAULT_PEER_TIMEOUT;
-  s->guards = DEFAULT_GUARDS;
+  s->guards = DONAR_CALL_DEFAULT_GUARDS;
   s->setup_timeout = DEFAULT_SETUP_TIMEOUT;
   s->tor_password = g_strdup ("");
   s->tor_cookie_file = g_strdup ("");
