@@ -19,19 +19,11 @@
 GST_DEBUG_CATEGORY_STATIC (gst_donar_call_debug);
 #define GST_CAT_DEFAULT gst_donar_call_debug
 
-#define DEFAULT_LINKS 12
-#define DEFAULT_N1ST 3
-#define DEFAULT_N2ND 3
-#define DEFAULT_WINDOW 2000
-#define DEFAULT_POLICY DONAR_POLICY_ADAPTIVE
-#define DEFAULT_BUDGET 2.0
-#define DEFAULT_REDUNDANCY 1
-#define DEFAULT_SPREAD_COPIES TRUE
-#define DEFAULT_SECURITY DONAR_TOR_SECURITY_DEFAULT
-#define DEFAULT_PEER_TIMEOUT 60
-#define DEFAULT_GUARDS DONAR_CALL_DEFAULT_GUARDS
-/* lib/call's own, for each step (bootstrap, control connection, upload). */
-#define DEFAULT_SETUP_TIMEOUT 120
+/* The library's defaults (DONAR_DEFAULT_*), in the properties' units. */
+#define DEFAULT_WINDOW (DONAR_DEFAULT_WINDOW_US / 1000)
+#define DEFAULT_PEER_TIMEOUT \
+    (DONAR_LINK_ENGINE_DEFAULT_PEER_TIMEOUT_US / G_USEC_PER_SEC)
+#define DEFAULT_SETUP_TIMEOUT (DONAR_CALL_DEFAULT_SETUP_TIMEOUT_MS / 1000)
 #define MAX_SETUP_TIMEOUT 3600
 /* How long a hang-up waits for the BYE to leave: at once on a link that
  * takes writes; a stalled one is not worth more. */
@@ -197,15 +189,15 @@ gst_donar_call_install_properties (GObjectClass * klass, guint first)
   g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_LINKS,
       g_param_spec_uint ("links", "Links",
           "Onion links of the call (nLINKS)", 1, DONAR_MAX_LINKS,
-          DEFAULT_LINKS, flags));
+          DONAR_DEFAULT_LINKS, flags));
   g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_N1ST,
       g_param_spec_uint ("n1st", "Links in L1ST",
           "Links of the first group (n1ST)", 1, DONAR_MAX_LINKS,
-          DEFAULT_N1ST, flags));
+          DONAR_DEFAULT_N_1ST, flags));
   g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_N2ND,
       g_param_spec_uint ("n2nd", "Links in L2ND",
           "Links of the second group (n2ND)", 0, DONAR_MAX_LINKS,
-          DEFAULT_N2ND, flags));
+          DONAR_DEFAULT_N_2ND, flags));
   g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_WINDOW,
       g_param_spec_uint ("window", "Window",
           "Milliseconds between two rankings of the links (w)", 100, 600000,
@@ -213,29 +205,29 @@ gst_donar_call_install_properties (GObjectClass * klass, guint first)
   g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_POLICY,
       g_param_spec_enum ("policy", "Policy",
           "How frames are scheduled on the links", GST_TYPE_DONAR_POLICY,
-          DEFAULT_POLICY, flags));
+          DONAR_DEFAULT_POLICY, flags));
   g_object_class_install_property (klass, first + GST_DONAR_CALL_PROP_BUDGET,
       g_param_spec_double ("budget", "Budget",
           "adaptive: Tor cells a frame on average, from 1.0 (the cells of "
           "alternate: 25 Tor cells, 12.9 KB/s each way with 40 ms frames) to "
           "2.0 (those of double-send: 50 cells, 25.7 KB/s)", 1.0, 2.0,
-          DEFAULT_BUDGET, flags));
+          DONAR_DEFAULT_BUDGET, flags));
   g_object_class_install_property (klass,
       first + GST_DONAR_CALL_PROP_REDUNDANCY,
       g_param_spec_uint ("redundancy", "Redundancy",
           "Previous frames piggybacked on each frame", 0, 8,
-          DEFAULT_REDUNDANCY, flags));
+          DONAR_DEFAULT_REDUNDANCY, flags));
   g_object_class_install_property (klass,
       first + GST_DONAR_CALL_PROP_SPREAD_COPIES,
       g_param_spec_boolean ("spread-copies", "Spread copies",
           "adaptive: a frame's second copy avoids the previous frame's links "
           "too, so that a frame and its piggybacked copy cross 4 links",
-          DEFAULT_SPREAD_COPIES, flags));
+          DONAR_DEFAULT_SPREAD_COPIES, flags));
   g_object_class_install_property (klass,
       first + GST_DONAR_CALL_PROP_SECURITY,
       g_param_spec_enum ("security", "Security",
           "The configuration of a tor we launch (docs/security.md)",
-          GST_TYPE_DONAR_SECURITY, DEFAULT_SECURITY, flags));
+          GST_TYPE_DONAR_SECURITY, DONAR_TOR_SECURITY_DEFAULT, flags));
   g_object_class_install_property (klass,
       first + GST_DONAR_CALL_PROP_CLIENT_AUTH,
       g_param_spec_boolean ("client-auth", "Client authorization",
@@ -293,13 +285,14 @@ gst_donar_call_install_properties (GObjectClass * klass, guint first)
           "own setting (one guard).  A tor we launch gets it in its torrc; "
           "a running tor (tor-control) is changed only if this is set, for "
           "the call, with a warning if it refuses; left unset, a warning if "
-          "it has fewer", 0, DONAR_CALL_MAX_GUARDS, DEFAULT_GUARDS, flags));
+          "it has fewer", 0, DONAR_CALL_MAX_GUARDS, DONAR_CALL_DEFAULT_GUARDS,
+          flags));
   g_object_class_install_property (klass,
       first + GST_DONAR_CALL_PROP_SETUP_TIMEOUT,
       g_param_spec_uint ("setup-timeout", "Setup timeout",
           "Seconds each step of the setup may take (tor's bootstrap, the "
-          "control connection, the descriptor upload) before the call fails",
-          1, MAX_SETUP_TIMEOUT, DEFAULT_SETUP_TIMEOUT, flags));
+          "control connection, the descriptor upload) before the call fails", 1,
+          MAX_SETUP_TIMEOUT, DEFAULT_SETUP_TIMEOUT, flags));
   /* Write-only, as srtsink's passphrase: whoever reads the properties
    * (gst-launch-1.0 -v, an inspector) is not given the running tor. */
   g_object_class_install_property (klass,
@@ -334,6 +327,88 @@ gst_donar_call_install_properties (GObjectClass * klass, guint first)
           NULL, flags));
 }
 
+/* The call settings, one entry each: set, get and a new element's values
+ * go by the property's type, and those values are its GParamSpec's
+ * defaults, so that a setting is its property and this line.  Not stats
+ * nor uri, which are not settings. */
+enum
+{
+  SETTING_SECRET = 1 << 0,      /* freed with donar_secret_free () */
+  SETTING_WRITE_ONLY = 1 << 1,
+};
+
+typedef struct
+{
+  guint prop_id;
+  gsize offset;
+  guint flags;
+} CallSetting;
+
+#define SETTING(id, field, flags) { GST_DONAR_CALL_PROP_ ## id, \
+    G_STRUCT_OFFSET (GstDonarCallSettings, field), flags }
+
+/* An enum property is kept in an enum field, read and written as a gint. */
+G_STATIC_ASSERT (sizeof (DonarPolicy) == sizeof (gint));
+G_STATIC_ASSERT (sizeof (DonarTorSecurity) == sizeof (gint));
+
+static const CallSetting call_settings[] = {
+  SETTING (ADDRESS, address, SETTING_SECRET),
+  SETTING (CALLEE, callee, 0),
+  SETTING (CALL, call, 0),
+  SETTING (TOR_CONTROL, tor_control, 0),
+  SETTING (TOR_SOCKS, tor_socks, 0),
+  SETTING (LINKS, links, 0),
+  SETTING (N1ST, n1st, 0),
+  SETTING (N2ND, n2nd, 0),
+  SETTING (WINDOW, window, 0),
+  SETTING (POLICY, policy, 0),
+  SETTING (BUDGET, budget, 0),
+  SETTING (REDUNDANCY, redundancy, 0),
+  SETTING (SPREAD_COPIES, spread_copies, 0),
+  SETTING (SECURITY, security, 0),
+  SETTING (CLIENT_AUTH, client_auth, 0),
+  SETTING (STATS_INTERVAL, stats_interval, 0),
+  SETTING (ADDRESS_FILE, address_file, 0),
+  SETTING (PEER_TIMEOUT, peer_timeout, 0),
+  SETTING (KEY_FILE, key_file, 0),
+  SETTING (CLIENT_AUTH_DIR, client_auth_dir, 0),
+  SETTING (TOR_SOCKS_PATH, tor_socks_path, 0),
+  SETTING (GUARDS, guards, 0),
+  SETTING (SETUP_TIMEOUT, setup_timeout, 0),
+  SETTING (TOR_PASSWORD, tor_password, SETTING_SECRET | SETTING_WRITE_ONLY),
+  SETTING (TOR_COOKIE_FILE, tor_cookie_file, 0),
+  SETTING (AUTO_ANSWER, auto_answer, 0),
+};
+
+static const CallSetting *
+find_setting (guint prop_id)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (call_settings); i++)
+    if (call_settings[i].prop_id == prop_id)
+      return &call_settings[i];
+  return NULL;
+}
+
+/* Each setting at its property's default.  The call properties are the
+ * element's own, installed from an offset of its own, address first. */
+static void
+settings_init (GstDonarCallSettings * s, GObjectClass * klass)
+{
+  GParamSpec *address = g_object_class_find_property (klass, "address");
+  guint first = address->param_id - GST_DONAR_CALL_PROP_ADDRESS;
+  guint n;
+  GParamSpec **pspecs = g_object_class_list_properties (klass, &n);
+
+  for (guint i = 0; i < n; i++)
+    if (pspecs[i]->owner_type == address->owner_type &&
+        pspecs[i]->param_id >= first)
+      gst_donar_call_settings_set (s, pspecs[i]->param_id - first,
+          g_param_spec_get_default_value (pspecs[i]));
+  g_free (pspecs);
+  /* Left at its default, a running tor's guards are left alone. */
+  s->guards_set = FALSE;
+}
+
 void
 gst_donar_call_client_init (GstDonarCallClient * client, GstElement * element)
 {
@@ -344,28 +419,7 @@ gst_donar_call_client_init (GstDonarCallClient * client, GstElement * element)
   if (client_quark == 0)
     client_quark = g_quark_from_static_string ("gst-donar-call-client");
   g_object_set_qdata (G_OBJECT (element), client_quark, client);
-  s->address = g_strdup ("");
-  s->call = g_strdup ("");
-  s->tor_control = g_strdup ("");
-  s->address_file = g_strdup ("");
-  s->key_file = g_strdup ("");
-  s->client_auth_dir = g_strdup ("");
-  s->tor_socks_path = g_strdup ("");
-  s->links = DEFAULT_LINKS;
-  s->n1st = DEFAULT_N1ST;
-  s->n2nd = DEFAULT_N2ND;
-  s->window = DEFAULT_WINDOW;
-  s->policy = DEFAULT_POLICY;
-  s->budget = DEFAULT_BUDGET;
-  s->redundancy = DEFAULT_REDUNDANCY;
-  s->spread_copies = DEFAULT_SPREAD_COPIES;
-  s->security = DEFAULT_SECURITY;
-  s->peer_timeout = DEFAULT_PEER_TIMEOUT;
-  s->guards = DEFAULT_GUARDS;
-  s->setup_timeout = DEFAULT_SETUP_TIMEOUT;
-  s->tor_password = g_strdup ("");
-  s->tor_cookie_file = g_strdup ("");
-  s->auto_answer = TRUE;
+  settings_init (s, G_OBJECT_GET_CLASS (element));
   client->counters = gst_structure_new_empty ("counters");
   g_mutex_init (&client->stats_lock);
   g_cond_init (&client->stats_cond);
@@ -404,91 +458,35 @@ gboolean
 gst_donar_call_settings_set (GstDonarCallSettings * s, guint prop_id,
     const GValue * value)
 {
-  switch (prop_id) {
-    case GST_DONAR_CALL_PROP_ADDRESS:
-      donar_secret_free (g_steal_pointer (&s->address));
-      set_string (&s->address, value);
+  const CallSetting *setting = find_setting (prop_id);
+  gpointer field;
+
+  if (setting == NULL)
+    return FALSE;
+  field = G_STRUCT_MEMBER_P (s, setting->offset);
+  switch (G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (value))) {
+    case G_TYPE_STRING:
+      if (setting->flags & SETTING_SECRET)
+        donar_secret_free (g_steal_pointer ((gchar **) field));
+      set_string (field, value);
       break;
-    case GST_DONAR_CALL_PROP_CALLEE:
-      s->callee = g_value_get_boolean (value);
+    case G_TYPE_UINT:
+      *(guint *) field = g_value_get_uint (value);
       break;
-    case GST_DONAR_CALL_PROP_CALL:
-      set_string (&s->call, value);
+    case G_TYPE_BOOLEAN:
+      *(gboolean *) field = g_value_get_boolean (value);
       break;
-    case GST_DONAR_CALL_PROP_TOR_CONTROL:
-      set_string (&s->tor_control, value);
+    case G_TYPE_DOUBLE:
+      *(gdouble *) field = g_value_get_double (value);
       break;
-    case GST_DONAR_CALL_PROP_TOR_SOCKS:
-      s->tor_socks = g_value_get_uint (value);
-      break;
-    case GST_DONAR_CALL_PROP_PEER_TIMEOUT:
-      s->peer_timeout = g_value_get_uint (value);
-      break;
-    case GST_DONAR_CALL_PROP_LINKS:
-      s->links = g_value_get_uint (value);
-      break;
-    case GST_DONAR_CALL_PROP_N1ST:
-      s->n1st = g_value_get_uint (value);
-      break;
-    case GST_DONAR_CALL_PROP_N2ND:
-      s->n2nd = g_value_get_uint (value);
-      break;
-    case GST_DONAR_CALL_PROP_WINDOW:
-      s->window = g_value_get_uint (value);
-      break;
-    case GST_DONAR_CALL_PROP_POLICY:
-      s->policy = g_value_get_enum (value);
-      break;
-    case GST_DONAR_CALL_PROP_BUDGET:
-      s->budget = g_value_get_double (value);
-      break;
-    case GST_DONAR_CALL_PROP_REDUNDANCY:
-      s->redundancy = g_value_get_uint (value);
-      break;
-    case GST_DONAR_CALL_PROP_SPREAD_COPIES:
-      s->spread_copies = g_value_get_boolean (value);
-      break;
-    case GST_DONAR_CALL_PROP_SECURITY:
-      s->security = g_value_get_enum (value);
-      break;
-    case GST_DONAR_CALL_PROP_CLIENT_AUTH:
-      s->client_auth = g_value_get_boolean (value);
-      break;
-    case GST_DONAR_CALL_PROP_STATS_INTERVAL:
-      s->stats_interval = g_value_get_uint (value);
-      break;
-    case GST_DONAR_CALL_PROP_ADDRESS_FILE:
-      set_string (&s->address_file, value);
-      break;
-    case GST_DONAR_CALL_PROP_KEY_FILE:
-      set_string (&s->key_file, value);
-      break;
-    case GST_DONAR_CALL_PROP_CLIENT_AUTH_DIR:
-      set_string (&s->client_auth_dir, value);
-      break;
-    case GST_DONAR_CALL_PROP_TOR_SOCKS_PATH:
-      set_string (&s->tor_socks_path, value);
-      break;
-    case GST_DONAR_CALL_PROP_GUARDS:
-      s->guards = g_value_get_uint (value);
-      s->guards_set = TRUE;
-      break;
-    case GST_DONAR_CALL_PROP_SETUP_TIMEOUT:
-      s->setup_timeout = g_value_get_uint (value);
-      break;
-    case GST_DONAR_CALL_PROP_TOR_PASSWORD:
-      donar_secret_free (g_steal_pointer (&s->tor_password));
-      set_string (&s->tor_password, value);
-      break;
-    case GST_DONAR_CALL_PROP_TOR_COOKIE_FILE:
-      set_string (&s->tor_cookie_file, value);
-      break;
-    case GST_DONAR_CALL_PROP_AUTO_ANSWER:
-      s->auto_answer = g_value_get_boolean (value);
+    case G_TYPE_ENUM:
+      *(gint *) field = g_value_get_enum (value);
       break;
     default:
-      return FALSE;
+      g_return_val_if_reached (FALSE);
   }
+  if (prop_id == GST_DONAR_CALL_PROP_GUARDS)
+    s->guards_set = TRUE;
   return TRUE;
 }
 
@@ -524,84 +522,30 @@ gboolean
 gst_donar_call_settings_get (const GstDonarCallSettings * s, guint prop_id,
     GValue * value)
 {
-  switch (prop_id) {
-    case GST_DONAR_CALL_PROP_ADDRESS:
-      g_value_set_string (value, s->address);
+  const CallSetting *setting = find_setting (prop_id);
+  gconstpointer field;
+
+  if (setting == NULL || (setting->flags & SETTING_WRITE_ONLY))
+    return FALSE;
+  field = G_STRUCT_MEMBER_P (s, setting->offset);
+  switch (G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (value))) {
+    case G_TYPE_STRING:
+      g_value_set_string (value, *(gchar * const *) field);
       break;
-    case GST_DONAR_CALL_PROP_CALLEE:
-      g_value_set_boolean (value, s->callee);
+    case G_TYPE_UINT:
+      g_value_set_uint (value, *(const guint *) field);
       break;
-    case GST_DONAR_CALL_PROP_CALL:
-      g_value_set_string (value, s->call);
+    case G_TYPE_BOOLEAN:
+      g_value_set_boolean (value, *(const gboolean *) field);
       break;
-    case GST_DONAR_CALL_PROP_TOR_CONTROL:
-      g_value_set_string (value, s->tor_control);
+    case G_TYPE_DOUBLE:
+      g_value_set_double (value, *(const gdouble *) field);
       break;
-    case GST_DONAR_CALL_PROP_TOR_SOCKS:
-      g_value_set_uint (value, s->tor_socks);
-      break;
-    case GST_DONAR_CALL_PROP_PEER_TIMEOUT:
-      g_value_set_uint (value, s->peer_timeout);
-      break;
-    case GST_DONAR_CALL_PROP_LINKS:
-      g_value_set_uint (value, s->links);
-      break;
-    case GST_DONAR_CALL_PROP_N1ST:
-      g_value_set_uint (value, s->n1st);
-      break;
-    case GST_DONAR_CALL_PROP_N2ND:
-      g_value_set_uint (value, s->n2nd);
-      break;
-    case GST_DONAR_CALL_PROP_WINDOW:
-      g_value_set_uint (value, s->window);
-      break;
-    case GST_DONAR_CALL_PROP_POLICY:
-      g_value_set_enum (value, s->policy);
-      break;
-    case GST_DONAR_CALL_PROP_BUDGET:
-      g_value_set_double (value, s->budget);
-      break;
-    case GST_DONAR_CALL_PROP_REDUNDANCY:
-      g_value_set_uint (value, s->redundancy);
-      break;
-    case GST_DONAR_CALL_PROP_SPREAD_COPIES:
-      g_value_set_boolean (value, s->spread_copies);
-      break;
-    case GST_DONAR_CALL_PROP_SECURITY:
-      g_value_set_enum (value, s->security);
-      break;
-    case GST_DONAR_CALL_PROP_CLIENT_AUTH:
-      g_value_set_boolean (value, s->client_auth);
-      break;
-    case GST_DONAR_CALL_PROP_STATS_INTERVAL:
-      g_value_set_uint (value, s->stats_interval);
-      break;
-    case GST_DONAR_CALL_PROP_ADDRESS_FILE:
-      g_value_set_string (value, s->address_file);
-      break;
-    case GST_DONAR_CALL_PROP_KEY_FILE:
-      g_value_set_string (value, s->key_file);
-      break;
-    case GST_DONAR_CALL_PROP_CLIENT_AUTH_DIR:
-      g_value_set_string (value, s->client_auth_dir);
-      break;
-    case GST_DONAR_CALL_PROP_TOR_SOCKS_PATH:
-      g_value_set_string (value, s->tor_socks_path);
-      break;
-    case GST_DONAR_CALL_PROP_GUARDS:
-      g_value_set_uint (value, s->guards);
-      break;
-    case GST_DONAR_CALL_PROP_SETUP_TIMEOUT:
-      g_value_set_uint (value, s->setup_timeout);
-      break;
-    case GST_DONAR_CALL_PROP_TOR_COOKIE_FILE:
-      g_value_set_string (value, s->tor_cookie_file);
-      break;
-    case GST_DONAR_CALL_PROP_AUTO_ANSWER:
-      g_value_set_boolean (value, s->auto_answer);
+    case G_TYPE_ENUM:
+      g_value_set_enum (value, *(const gint *) field);
       break;
     default:
-      return FALSE;
+      g_return_val_if_reached (FALSE);
   }
   return TRUE;
 }

@@ -57,8 +57,8 @@ donar_call_options_init (DonarCallOptions * options, DonarRole role)
   options->transport = DONAR_CALL_TRANSPORT_TOR;
   options->security = DONAR_TOR_SECURITY_DEFAULT;
   options->num_entry_guards = DONAR_CALL_DEFAULT_GUARDS;
-  options->virtual_port = 5004;
-  options->setup_timeout_ms = 120 * 1000;
+  options->virtual_port = DONAR_CALL_DEFAULT_VIRTUAL_PORT;
+  options->setup_timeout_ms = DONAR_CALL_DEFAULT_SETUP_TIMEOUT_MS;
   donar_link_engine_settings_init (&options->engine, role);
   options->engine.no_link_warning_us = DONAR_CALL_NO_LINK_WARNING_US;
 }

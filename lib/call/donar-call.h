@@ -58,6 +58,12 @@ typedef void (*DonarCallWarningFunc) (const gchar * message,
  * about as much again to the chance that one is hostile
  * (docs/security.md). */
 #define DONAR_CALL_MAX_GUARDS 12
+/* donar_call_options_init ()'s, which the elements and donar-call show as
+ * theirs: a step of the setup (tor's bootstrap, the control connection,
+ * the descriptor upload) that takes longer fails the call; and the
+ * callee's port on its onion. */
+#define DONAR_CALL_DEFAULT_SETUP_TIMEOUT_MS (120 * 1000)
+#define DONAR_CALL_DEFAULT_VIRTUAL_PORT 5004
 
 /* A caller with no link up this long after donar_call_start () began
  * hears why (DONAR_LINK_EVENT_NO_LINK_YET), well before peer_timeout_us:

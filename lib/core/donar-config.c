@@ -1,4 +1,5 @@
-/* Settings with the paper's defaults, and the names of the enums. */
+/* Settings with the product's defaults (DONAR_DEFAULT_*, donar.h), and the
+ * names of the enums. */
 #include "donar-session-private.h"
 
 #include <string.h>
@@ -7,13 +8,13 @@ void
 donar_config_init (DonarConfig * config)
 {
   memset (config, 0, sizeof *config);
-  config->n_links = 12;
-  config->n_1st = 3;
-  config->n_2nd = 3;
-  config->window_us = 2 * G_USEC_PER_SEC;
-  config->policy = DONAR_POLICY_ALTERNATE;
-  config->redundancy = 1;
-  config->frame_period_us = 40 * 1000;
+  config->n_links = DONAR_DEFAULT_LINKS;
+  config->n_1st = DONAR_DEFAULT_N_1ST;
+  config->n_2nd = DONAR_DEFAULT_N_2ND;
+  config->window_us = DONAR_DEFAULT_WINDOW_US;
+  config->policy = DONAR_DEFAULT_POLICY;
+  config->redundancy = DONAR_DEFAULT_REDUNDANCY;
+  config->frame_period_us = DONAR_DEFAULT_FRAME_PERIOD_US;
   /* A copy handed over 200 ms ago needs a link faster than 160 ms to meet
    * the 360 ms deadline; older copies only take room. */
   config->max_piggyback_age_us = 200 * 1000;
@@ -21,11 +22,11 @@ donar_config_init (DonarConfig * config)
   config->recent_frames = 0;
   config->max_record = DONAR_CELL_PAYLOAD;
   config->merge = DONAR_MERGE_MEAN;
-  config->alarm_frames = 8;
+  config->alarm_frames = DONAR_DEFAULT_ALARM_FRAMES;
   config->seed = 0;
-  config->budget = 2.0;
-  config->deadline_us = 360 * 1000;
-  config->spread_copies = TRUE;
+  config->budget = DONAR_DEFAULT_BUDGET;
+  config->deadline_us = DONAR_DEFAULT_DEADLINE_US;
+  config->spread_copies = DONAR_DEFAULT_SPREAD_COPIES;
 }
 
 guint

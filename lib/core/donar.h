@@ -94,13 +94,30 @@ typedef enum
   DONAR_ROLE_CALLEE,
 } DonarRole;
 
+/* The product's defaults, which donar_config_init () sets: the elements'
+ * properties, donar-call and the tools start from these rather than from
+ * copies, so that they cannot drift apart.  The paper's (seed 000) but for
+ * the policy: ADAPTIVE, not its ALTERNATE, which an evaluation of the
+ * paper must ask for. */
+#define DONAR_DEFAULT_LINKS 12
+#define DONAR_DEFAULT_N_1ST 3
+#define DONAR_DEFAULT_N_2ND 3
+#define DONAR_DEFAULT_WINDOW_US (2 * G_USEC_PER_SEC)
+#define DONAR_DEFAULT_POLICY DONAR_POLICY_ADAPTIVE
+#define DONAR_DEFAULT_REDUNDANCY 1
+#define DONAR_DEFAULT_FRAME_PERIOD_US (40 * 1000)
+#define DONAR_DEFAULT_ALARM_FRAMES 8
+#define DONAR_DEFAULT_BUDGET 2.0
+#define DONAR_DEFAULT_DEADLINE_US (360 * 1000)
+#define DONAR_DEFAULT_SPREAD_COPIES TRUE
+
 typedef struct
 {
   guint n_links;                /* nLINKS, 12 */
   guint n_1st;                  /* n1ST, 3 */
   guint n_2nd;                  /* n2ND, 3 */
   gint64 window_us;             /* w, 2 s */
-  DonarPolicy policy;           /* ALTERNATE, the paper's default */
+  DonarPolicy policy;           /* ADAPTIVE (the paper's: ALTERNATE) */
   guint redundancy;             /* previous frames piggybacked, 1 */
   gint64 frame_period_us;       /* Tframe, 40 ms */
   gint64 max_piggyback_age_us;  /* older frames are not piggybacked */

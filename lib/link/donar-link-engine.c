@@ -74,7 +74,7 @@ donar_link_engine_settings_init (DonarLinkEngineSettings * settings,
   settings->silence_timeout_us = 8 * G_TIME_SPAN_SECOND;
   settings->backoff_min_us = 500 * G_TIME_SPAN_MILLISECOND;
   settings->backoff_max_us = 30 * G_TIME_SPAN_SECOND;
-  settings->peer_timeout_us = 60 * G_TIME_SPAN_SECOND;
+  settings->peer_timeout_us = DONAR_LINK_ENGINE_DEFAULT_PEER_TIMEOUT_US;
   settings->receive_queue_frames = 256;
   settings->max_pending_connections = 64;
 }

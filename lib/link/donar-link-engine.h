@@ -93,6 +93,9 @@ typedef struct
   guint max_pending_connections;
 } DonarLinkEngineSettings;
 
+/* settings_init ()'s peer_timeout_us, the elements' peer-timeout. */
+#define DONAR_LINK_ENGINE_DEFAULT_PEER_TIMEOUT_US (60 * G_TIME_SPAN_SECOND)
+
 /* Fills in the defaults of a role (docs/link-engine.md). */
 DONAR_API
 void donar_link_engine_settings_init (DonarLinkEngineSettings * settings,

@@ -68,6 +68,9 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   size -= 1 + n_sizes;
 
   donar_config_init (&config);
+  /* The corpus's policy: donar_config_init ()'s before it took the
+   * product's (DONAR_DEFAULT_POLICY). */
+  config.policy = DONAR_POLICY_ALTERNATE;
   session = donar_session_new (&config, DONAR_ROLE_CALLEE, FUZZ_SECRET,
       FUZZ_SECRET_LENGTH, &callbacks, &state, now, &error);
   FUZZ_CHECK (session != NULL && error == DONAR_OK);

@@ -477,7 +477,8 @@ report (const Options * options, DonarCall * call, Status * status,
         "\"frames_withheld\": %" G_GUINT64_FORMAT ", "
         "\"piggybacked\": %" G_GUINT64_FORMAT ", \"malformed\": %"
         G_GUINT64_FORMAT ", %s}\n", seconds,
-        options->policy ? options->policy : "adaptive", options->budget,
+        options->policy ? options->policy :
+        donar_policy_to_string (DONAR_DEFAULT_POLICY), options->budget,
         /* The policy's cost: keepalives (sent while no frame is handed
          * over, after --seconds say) are not a frame's. */
         stats.session.frames_sent ? (gdouble) (stats.session.messages_sent -
@@ -646,7 +647,6 @@ fill_call_options (Options * o, DonarRole role, const gchar * address,
   call->engine.config.frame_period_us = (gint64) o->frame_ms * 1000;
   call->engine.peer_timeout_us = (gint64) (o->peer_timeout_s * G_USEC_PER_SEC);
   call->on_tor_lost = on_tor_lost;
-  call->engine.config.policy = DONAR_POLICY_ADAPTIVE;
   call->engine.config.budget = o->budget;
   if (o->no_spread_copies)
     call->engine.config.spread_copies = FALSE;
@@ -725,18 +725,21 @@ check_ranges (const Options * o, GError ** error)
 int
 main (int argc, char **argv)
 {
+  /* The call's settings from the library's defaults (DONAR_DEFAULT_*,
+   * DONAR_CALL_DEFAULT_*), as the elements'. */
   Options o = {
-    .virtual_port = 5004,
+    .virtual_port = DONAR_CALL_DEFAULT_VIRTUAL_PORT,
     .seconds = 20.0,
     .wait_links = 1,
-    .frame_ms = 40,
+    .frame_ms = DONAR_DEFAULT_FRAME_PERIOD_US / 1000,
     .frame_bytes = 172,
-    .links = 12,
-    .n1st = 3,
-    .n2nd = 3,
-    .setup_timeout_s = 120,
-    .peer_timeout_s = 60,
-    .budget = 2.0,
+    .links = DONAR_DEFAULT_LINKS,
+    .n1st = DONAR_DEFAULT_N_1ST,
+    .n2nd = DONAR_DEFAULT_N_2ND,
+    .setup_timeout_s = DONAR_CALL_DEFAULT_SETUP_TIMEOUT_MS / 1000,
+    .peer_timeout_s = (gdouble) DONAR_LINK_ENGINE_DEFAULT_PEER_TIMEOUT_US /
+        G_USEC_PER_SEC,
+    .budget = DONAR_DEFAULT_BUDGET,
     .guards = GUARDS_UNSET,
   };
   GOptionEntry entries[] = {
@@ -760,7 +763,9 @@ main (int argc, char **argv)
     {"security", 0, 0, G_OPTION_ARG_STRING, &o.security,
         "default or 1way, for a launched tor (docs/security.md)", "NAME"},
     {"guards", 0, 0, G_OPTION_ARG_INT, &o.guards,
-          "Entry guards of the call's tor, 0 (tor's own: one) to 12 (2): "
+          "Entry guards of the call's tor, 0 (tor's own: one) to "
+          G_STRINGIFY (DONAR_CALL_MAX_GUARDS) " ("
+          G_STRINGIFY (DONAR_CALL_DEFAULT_GUARDS) "): "
           "more, faster links and more exposure (docs/security.md).  "
           "With --tor-control, set on that tor for the call only if given",
         "N"},
@@ -774,7 +779,8 @@ main (int argc, char **argv)
         "Callee: only the contacts whose NAME.auth keys DIR holds reach "
           "the onion (see contact-key)", "DIR"},
     {"virtual-port", 0, 0, G_OPTION_ARG_INT, &o.virtual_port,
-        "Callee: the onion's port (5004)", "PORT"},
+        "Callee: the onion's port ("
+          G_STRINGIFY (DONAR_CALL_DEFAULT_VIRTUAL_PORT) ")", "PORT"},
     {"address-file", 0, 0, G_OPTION_ARG_FILENAME, &o.address_file,
         "Callee: write the call address there too (mode 0600)", "FILE"},
     {"seconds", 0, 0, G_OPTION_ARG_DOUBLE, &o.seconds,
@@ -791,16 +797,19 @@ main (int argc, char **argv)
         "NAME"},
     {"budget", 0, 0, G_OPTION_ARG_DOUBLE, &o.budget,
         "adaptive: Tor cells a frame on average, 1.0 (alternate's) to 2.0 "
-          "(double-send's) (2.0)", "B"},
+          "(double-send's) (" G_STRINGIFY (DONAR_DEFAULT_BUDGET) ")", "B"},
     {"spread-copies", 0, 0, G_OPTION_ARG_NONE, &o.spread_copies,
         "adaptive: a frame's second copy avoids the previous frame's links "
           "too, 4 links a frame and its piggybacked copy (default)", NULL},
     {"no-spread-copies", 0, 0, G_OPTION_ARG_NONE, &o.no_spread_copies,
         "adaptive: a frame's second copy on the best link apart from its "
           "first copy's, which may be the previous frame's", NULL},
-    {"links", 0, 0, G_OPTION_ARG_INT, &o.links, "Links (12)", "N"},
-    {"n1st", 0, 0, G_OPTION_ARG_INT, &o.n1st, "Links in L1ST (3)", "N"},
-    {"n2nd", 0, 0, G_OPTION_ARG_INT, &o.n2nd, "Links in L2ND (3)", "N"},
+    {"links", 0, 0, G_OPTION_ARG_INT, &o.links,
+        "Links (" G_STRINGIFY (DONAR_DEFAULT_LINKS) ")", "N"},
+    {"n1st", 0, 0, G_OPTION_ARG_INT, &o.n1st,
+        "Links in L1ST (" G_STRINGIFY (DONAR_DEFAULT_N_1ST) ")", "N"},
+    {"n2nd", 0, 0, G_OPTION_ARG_INT, &o.n2nd,
+        "Links in L2ND (" G_STRINGIFY (DONAR_DEFAULT_N_2ND) ")", "N"},
     {"setup-timeout", 0, 0, G_OPTION_ARG_INT, &o.setup_timeout_s,
         "Seconds for each setup step: bootstrap, publishing (120)", "S"},
     {"peer-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o.peer_timeout_s,

@@ -21,6 +21,7 @@
  * running time + base time is a clock time both ends agree on, so the
  * one-way delay of a frame is exact: arrival stamped by donarsrc minus
  * capture (the PTS out of rtpopuspay), both as clock times. */
+#include <donar.h>
 #include <gst/gst.h>
 #include <gst/rtp/gstrtpbuffer.h>
 #include <stdlib.h>
@@ -406,7 +407,7 @@ main (int argc, char **argv)
     return 2;
   }
   if (policy == NULL)
-    policy = g_strdup ("adaptive");
+    policy = g_strdup (donar_policy_to_string (DONAR_DEFAULT_POLICY));
   if (security == NULL)
     security = g_strdup ("default");
 

@@ -93,11 +93,16 @@ main (int argc, char **argv)
   gdouble kill_every_s = 0;
   g_auto (GStrv) cross_traffic = NULL;
   g_auto (GStrv) sets = NULL;
-  gint calls = 1, links = 0, n1st = -1, n2nd = -1, window_ms = 2000;
-  gint frame_ms = 40, frame_bytes = 172, redundancy = 1, oracle_sends = 1;
+  /* The protocol's from the library (DONAR_DEFAULT_*); links, n1st and
+   * n2nd unset take the policy's. */
+  gint calls = 1, links = 0, n1st = -1, n2nd = -1;
+  gint window_ms = DONAR_DEFAULT_WINDOW_US / 1000;
+  gint frame_ms = DONAR_DEFAULT_FRAME_PERIOD_US / 1000, frame_bytes = 172;
+  gint redundancy = DONAR_DEFAULT_REDUNDANCY, oracle_sends = 1;
   gint oracle_lag_ms = 0;
-  gint jobs = 0, deadline_ms = 360, drop_after_ms = 1000, alarm_frames = 8;
-  gdouble duration = 300, budget = 2.0;
+  gint jobs = 0, deadline_ms = DONAR_DEFAULT_DEADLINE_US / 1000;
+  gint drop_after_ms = 1000, alarm_frames = DONAR_DEFAULT_ALARM_FRAMES;
+  gdouble duration = 300, budget = DONAR_DEFAULT_BUDGET;
   gint64 seed = 1;
   gboolean json = FALSE, spread_copies = FALSE, no_spread_copies = FALSE;
   gboolean one_way = FALSE;
@@ -106,8 +111,9 @@ main (int argc, char **argv)
         "simple, torfone, alternate, double-send, adaptive or oracle "
           "(double-send)", "P"},
     {"budget", 0, 0, G_OPTION_ARG_DOUBLE, &budget,
-        "adaptive: messages a frame on average, 1.0 (ALTERNATE's cells/s) "
-          "to 2.0 (DOUBLE-SEND's) (2.0)", "B"},
+          "adaptive: messages a frame on average, 1.0 (ALTERNATE's cells/s) "
+          "to 2.0 (DOUBLE-SEND's) (" G_STRINGIFY (DONAR_DEFAULT_BUDGET) ")",
+        "B"},
     {"spread-copies", 0, 0, G_OPTION_ARG_NONE, &spread_copies,
           "adaptive: a frame's second copy avoids the previous frame's "
           "links too, 4 links a frame and its piggybacked copy (default)",
@@ -135,18 +141,23 @@ main (int argc, char **argv)
         "change a parameter of the link model (docs/netmodel.md); "
           "repeatable", "NAME=VALUE"},
     {"links", 0, 0, G_OPTION_ARG_INT, &links,
-        "nLINKS (12; SIMPLE 1, TORFONE 2)", "N"},
-    {"n1st", 0, 0, G_OPTION_ARG_INT, &n1st, "n1ST (3)", "N"},
-    {"n2nd", 0, 0, G_OPTION_ARG_INT, &n2nd, "n2ND (3)", "N"},
+          "nLINKS (" G_STRINGIFY (DONAR_DEFAULT_LINKS) "; SIMPLE 1, TORFONE 2)",
+        "N"},
+    {"n1st", 0, 0, G_OPTION_ARG_INT, &n1st,
+        "n1ST (" G_STRINGIFY (DONAR_DEFAULT_N_1ST) ")", "N"},
+    {"n2nd", 0, 0, G_OPTION_ARG_INT, &n2nd,
+        "n2ND (" G_STRINGIFY (DONAR_DEFAULT_N_2ND) ")", "N"},
     {"window-ms", 0, 0, G_OPTION_ARG_INT, &window_ms, "w (2000)", "MS"},
     {"frame-ms", 0, 0, G_OPTION_ARG_INT, &frame_ms, "Tframe (40)", "MS"},
     {"frame-bytes", 0, 0, G_OPTION_ARG_INT, &frame_bytes,
         "size of each frame (172)", "BYTES"},
     {"redundancy", 0, 0, G_OPTION_ARG_INT, &redundancy,
-        "previous frames piggybacked (1)", "N"},
+        "previous frames piggybacked ("
+          G_STRINGIFY (DONAR_DEFAULT_REDUNDANCY) ")", "N"},
     {"alarm-frames", 0, 0, G_OPTION_ARG_INT, &alarm_frames,
         "take a link out at once when a frame of it is overtaken by N "
-          "others; 0: only at the window, as the paper (8)", "N"},
+          "others; 0: only at the window, as the paper ("
+          G_STRINGIFY (DONAR_DEFAULT_ALARM_FRAMES) ")", "N"},
     {"merge", 0, 0, G_OPTION_ARG_STRING, &merge,
         "scores: mean, local or remote (mean)", "M"},
     {"oracle-sends", 0, 0, G_OPTION_ARG_INT, &oracle_sends,
@@ -222,6 +233,10 @@ main (int argc, char **argv)
   memset (&run, 0, sizeof run);
   donar_config_init (&s->config);
   s->oracle = g_strcmp0 (policy, "oracle") == 0;
+  /* The oracle's messages are sized as ALTERNATE's (scores, no
+   * acknowledgements), the policy it was measured against. */
+  if (s->oracle)
+    s->config.policy = DONAR_POLICY_ALTERNATE;
   if (!s->oracle && !donar_policy_from_string (policy, &s->config.policy))
     ok = fail ("--policy: simple, torfone, alternate, double-send, adaptive "
         "or oracle");
@@ -255,16 +270,19 @@ main (int argc, char **argv)
     links = 1;
   if (!s->oracle && s->config.policy == DONAR_POLICY_TORFONE && links == 0)
     links = 2;
-  s->config.n_links = links > 0 ? links : 12;
-  s->config.n_1st = n1st >= 0 ? (guint) n1st : MIN (3, s->config.n_links);
+  if (links > 0)
+    s->config.n_links = links;
+  s->config.n_1st = n1st >= 0 ? (guint) n1st :
+      MIN (s->config.n_1st, s->config.n_links);
   s->config.n_2nd = n2nd >= 0 ? (guint) n2nd :
-      MIN (3, s->config.n_links - s->config.n_1st);
+      MIN (s->config.n_2nd, s->config.n_links - s->config.n_1st);
   s->config.window_us = (gint64) window_ms *1000;
   s->config.frame_period_us = (gint64) frame_ms *1000;
   s->config.redundancy = redundancy;
   s->config.alarm_frames = alarm_frames;
   s->config.budget = budget;
-  s->config.spread_copies = !no_spread_copies;
+  if (no_spread_copies)
+    s->config.spread_copies = FALSE;
   s->one_way = one_way;
   if (paths == NULL || g_strcmp0 (paths, "own") == 0)
     s->paths = SIM_PATHS_OWN;
