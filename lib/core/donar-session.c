@@ -664,7 +664,10 @@ void
 donar_session_link_accepted (DonarSession * session, guint link,
     const guint8 * nonce, gint64 now)
 {
-  if (link >= session->config.n_links || session->open[link])
+  g_return_if_fail (session != NULL);
+  g_return_if_fail (link < session->config.n_links);
+  g_return_if_fail (nonce != NULL);
+  if (session->open[link])
     return;
   donar_framer_reset (&session->framers[link]);
   session->open[link] = TRUE;
@@ -681,7 +684,10 @@ donar_session_link_up (DonarSession * session, guint link,
 {
   gsize size;
 
-  if (link >= session->config.n_links || session->open[link])
+  g_return_if_fail (session != NULL);
+  g_return_if_fail (link < session->config.n_links);
+  g_return_if_fail (nonce != NULL);
+  if (session->open[link])
     return;
   donar_session_link_accepted (session, link, nonce, now);
   if (session->role != DONAR_ROLE_CALLEE)
@@ -698,7 +704,9 @@ donar_session_link_up (DonarSession * session, guint link,
 void
 donar_session_link_down (DonarSession * session, guint link, gint64 now)
 {
-  if (link >= session->config.n_links || !session->open[link])
+  g_return_if_fail (session != NULL);
+  g_return_if_fail (link < session->config.n_links);
+  if (!session->open[link])
     return;
   session->links[link].failures++;
   session->open[link] = FALSE;
@@ -719,8 +727,9 @@ void
 donar_session_set_link_path (DonarSession * session, guint link,
     const guint64 * relays, guint n_relays)
 {
-  if (link >= session->config.n_links || (relays == NULL && n_relays > 0))
-    return;
+  g_return_if_fail (session != NULL);
+  g_return_if_fail (link < session->config.n_links);
+  g_return_if_fail (relays != NULL || n_relays == 0);
   donar_paths_set (&session->paths, link, relays, n_relays);
   tell_rendezvous (session, link);
 }
@@ -885,6 +894,7 @@ send_keepalive (DonarSession * session, gint64 now)
 void
 donar_session_handle_expiry (DonarSession * session, gint64 now)
 {
+  g_return_if_fail (session != NULL);
   if (now >= keepalive_due (session))
     send_keepalive (session, now);
   if (now < session->next_window)

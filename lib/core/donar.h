@@ -173,6 +173,14 @@ typedef enum
 DONAR_API
 const char *donar_bye_reason_to_string (DonarByeReason reason);
 
+/* What the session asks of the application.  Each callback runs at once,
+ * on the thread of the session function that caused it (send_frame,
+ * receive, link_up, handle_expiry, end), in the middle of it.  So a
+ * callback must not call a function of the same session: the session is
+ * between two states there.  What it would do (close a link whose write
+ * failed, send a frame in answer) it queues and does once that function
+ * has returned, as the link engine does with its events.  The session has
+ * no lock: its functions are called from one thread at a time. */
 typedef struct
 {
   /* One record (length prefix + message) to write whole on `link`. */
@@ -275,16 +283,21 @@ DonarError donar_session_receive (DonarSession * session, guint link,
  * fresh and unpredictable (a CSPRNG's): the peer's HELLO must answer it,
  * so that no HELLO of another connection can be played again.  A caller
  * answers the callee's CHALLENGE with its HELLO; a callee sends its
- * CHALLENGE (with the nonce) at once, through the send callback. */
+ * CHALLENGE (with the nonce) at once, through the send callback.  A link
+ * already open is left as it is.  Misuse (a link not below the config's
+ * n_links, a NULL nonce) is a g_critical and changes nothing. */
 DONAR_API
 void donar_session_link_up (DonarSession * session, guint link,
     const guint8 * nonce, gint64 now);
 /* Callee: the connection whose CHALLENGE (with `nonce`) went out before its
  * link was known (donar_session_identify_link) is this link: as link_up,
- * without a CHALLENGE. */
+ * without a CHALLENGE; the same misuse checked. */
 DONAR_API
 void donar_session_link_accepted (DonarSession * session, guint link,
     const guint8 * nonce, gint64 now);
+/* The link's connection closed: what the session knew of it is forgotten
+ * (its framer, nonce, delays and path).  A link not open is left as it
+ * is; a link not below n_links is a g_critical. */
 DONAR_API
 void donar_session_link_down (DonarSession * session, guint link,
     gint64 now);
@@ -313,13 +326,16 @@ DonarError donar_session_identify_link (const DonarSession * session,
 /* The relays of the link's current circuit that this side knows (opaque
  * ids, such as a hash of each fingerprint): ADAPTIVE puts the copies of a
  * frame on links with none in common.  Forgotten when the link goes down.
+ * At most DONAR_MAX_PATH_RELAYS are kept.  A link not below n_links, or
+ * relays NULL with n_relays > 0, is a g_critical and changes nothing.
  * A caller's path ends at the link's rendezvous point, which the session
  * tells the callee (RENDEZVOUS) once its HELLO is out. */
 DONAR_API
 void donar_session_set_link_path (DonarSession * session, guint link,
     const guint64 * relays, guint n_relays);
 
-/* The window timer: call at or after donar_session_get_expiry (). */
+/* The window timer: call at or after donar_session_get_expiry (); earlier
+ * does nothing that is not due. */
 DONAR_API
 void donar_session_handle_expiry (DonarSession * session, gint64 now);
 DONAR_API

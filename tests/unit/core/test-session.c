@@ -1026,11 +1026,65 @@ test_bad_settings (void)
   g_assert_cmpint (error, ==, DONAR_ERROR_INVALID_ARGUMENT);
 }
 
+/* Misuse of a link's entry points is a g_critical that changes nothing,
+ * never a silent return: 12 links, so link 12 is out of range.  A link
+ * reported up twice, or down while closed, is no misuse and no message. */
+static void
+test_link_misuse_is_refused (void)
+{
+  DonarConfig config;
+  Endpoint caller, callee;
+  DonarSessionStats st;
+  const guint64 relays[] = { 7 };
+  guint8 nonce[DONAR_WIRE_NONCE] = { 1 };
+
+  donar_config_init (&config);
+  g_assert_cmpuint (config.n_links, ==, 12);
+  /* Every link opened: the callee's 12 CHALLENGEs (18 bytes and the 2 of
+   * the length prefix) and HELLOs (55 and 2). */
+  pair_init (&caller, &callee, &config);
+  donar_session_get_stats (callee.session, &st);
+  g_assert_cmpuint (st.bytes_sent, ==, 12 * (20 + 57));
+
+  g_test_expect_message (NULL, G_LOG_LEVEL_CRITICAL, "*link < *n_links*");
+  donar_session_link_up (callee.session, 12, nonce, 0);
+  g_test_assert_expected_messages ();
+  g_test_expect_message (NULL, G_LOG_LEVEL_CRITICAL, "*nonce != NULL*");
+  donar_session_link_up (callee.session, 0, NULL, 0);
+  g_test_assert_expected_messages ();
+  g_test_expect_message (NULL, G_LOG_LEVEL_CRITICAL, "*link < *n_links*");
+  donar_session_link_accepted (callee.session, 12, nonce, 0);
+  g_test_assert_expected_messages ();
+  g_test_expect_message (NULL, G_LOG_LEVEL_CRITICAL, "*link < *n_links*");
+  donar_session_link_down (callee.session, 12, 0);
+  g_test_assert_expected_messages ();
+  g_test_expect_message (NULL, G_LOG_LEVEL_CRITICAL, "*link < *n_links*");
+  donar_session_set_link_path (callee.session, 12, relays, 1);
+  g_test_assert_expected_messages ();
+  g_test_expect_message (NULL, G_LOG_LEVEL_CRITICAL, "*relays != NULL*");
+  donar_session_set_link_path (callee.session, 0, NULL, 2);
+  g_test_assert_expected_messages ();
+  g_test_expect_message (NULL, G_LOG_LEVEL_CRITICAL, "*session != NULL*");
+  donar_session_handle_expiry (NULL, 0);
+  g_test_assert_expected_messages ();
+  /* Up again while open: no new CHALLENGE, as none of the above sent. */
+  open_end (&callee, 0);
+  donar_session_get_stats (callee.session, &st);
+  g_assert_cmpuint (st.bytes_sent, ==, 12 * (20 + 57));
+  /* Down twice: quiet. */
+  donar_session_link_down (callee.session, 0, 0);
+  donar_session_link_down (callee.session, 0, 0);
+  endpoint_clear (&caller);
+  endpoint_clear (&callee);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/session/frames-both-ways", test_frames_both_ways);
+  g_test_add_func ("/session/link-misuse-is-refused",
+      test_link_misuse_is_refused);
   g_test_add_func ("/session/round-trip-from-acknowledgements",
       test_round_trip_from_acknowledgements);
   g_test_add_func ("/session/copy-never-on-the-same-link",
