@@ -1026,6 +1026,13 @@ test_bad_settings (void)
   g_assert_cmpint (error, ==, DONAR_ERROR_INVALID_ARGUMENT);
 }
 
+/* The call gives one g_critical matching pattern, and only that. */
+#define EXPECT_CRITICAL(pattern, call) G_STMT_START { \
+  g_test_expect_message (NULL, G_LOG_LEVEL_CRITICAL, pattern); \
+  call; \
+  g_test_assert_expected_messages (); \
+} G_STMT_END
+
 /* Misuse of a link's entry points is a g_critical that changes nothing,
  * never a silent return: 12 links, so link 12 is out of range.  A link
  * reported up twice, or down while closed, is no misuse and no message. */
@@ -1046,27 +1053,20 @@ test_link_misuse_is_refused (void)
   donar_session_get_stats (callee.session, &st);
   g_assert_cmpuint (st.bytes_sent, ==, 12 * (20 + 57));
 
-  g_test_expect_message (NULL, G_LOG_LEVEL_CRITICAL, "*link < *n_links*");
-  donar_session_link_up (callee.session, 12, nonce, 0);
-  g_test_assert_expected_messages ();
-  g_test_expect_message (NULL, G_LOG_LEVEL_CRITICAL, "*nonce != NULL*");
-  donar_session_link_up (callee.session, 0, NULL, 0);
-  g_test_assert_expected_messages ();
-  g_test_expect_message (NULL, G_LOG_LEVEL_CRITICAL, "*link < *n_links*");
-  donar_session_link_accepted (callee.session, 12, nonce, 0);
-  g_test_assert_expected_messages ();
-  g_test_expect_message (NULL, G_LOG_LEVEL_CRITICAL, "*link < *n_links*");
-  donar_session_link_down (callee.session, 12, 0);
-  g_test_assert_expected_messages ();
-  g_test_expect_message (NULL, G_LOG_LEVEL_CRITICAL, "*link < *n_links*");
-  donar_session_set_link_path (callee.session, 12, relays, 1);
-  g_test_assert_expected_messages ();
-  g_test_expect_message (NULL, G_LOG_LEVEL_CRITICAL, "*relays != NULL*");
-  donar_session_set_link_path (callee.session, 0, NULL, 2);
-  g_test_assert_expected_messages ();
-  g_test_expect_message (NULL, G_LOG_LEVEL_CRITICAL, "*session != NULL*");
-  donar_session_handle_expiry (NULL, 0);
-  g_test_assert_expected_messages ();
+  EXPECT_CRITICAL ("*link < *n_links*",
+      donar_session_link_up (callee.session, 12, nonce, 0));
+  EXPECT_CRITICAL ("*nonce != NULL*",
+      donar_session_link_up (callee.session, 0, NULL, 0));
+  EXPECT_CRITICAL ("*link < *n_links*",
+      donar_session_link_accepted (callee.session, 12, nonce, 0));
+  EXPECT_CRITICAL ("*link < *n_links*",
+      donar_session_link_down (callee.session, 12, 0));
+  EXPECT_CRITICAL ("*link < *n_links*",
+      donar_session_set_link_path (callee.session, 12, relays, 1));
+  EXPECT_CRITICAL ("*relays != NULL*",
+      donar_session_set_link_path (callee.session, 0, NULL, 2));
+  EXPECT_CRITICAL ("*session != NULL*",
+      donar_session_handle_expiry (NULL, 0));
   /* Up again while open: no new CHALLENGE, as none of the above sent. */
   open_end (&callee, 0);
   donar_session_get_stats (callee.session, &st);
