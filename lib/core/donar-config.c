@@ -48,10 +48,8 @@ donar_config_wire_parts (const DonarConfig * config)
 void
 donar_config_init_versioned (gint config_version, DonarConfig * config)
 {
-  DonarConfig latest;
-
-  config_init (&latest);
-  donar_versioned_copy (&config_versions, config_version, &latest, config);
+  donar_versioned_defaults (&config_versions, config_version, config,
+      (DonarVersionedDefaults) config_init);
 }
 
 /* The caller's config of its version, what that version lacks at its
@@ -60,9 +58,8 @@ gboolean
 donar_config_from_versioned (gint config_version, const DonarConfig * config,
     DonarConfig * latest)
 {
-  config_init (latest);
-  return donar_versioned_copy (&config_versions, config_version, config,
-      latest);
+  return donar_versioned_over_defaults (&config_versions, config_version,
+      config, latest, (DonarVersionedDefaults) config_init);
 }
 
 static gsize

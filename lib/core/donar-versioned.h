@@ -73,6 +73,43 @@ donar_versioned_copy (const DonarVersioned * versioned, gint version,
   return TRUE;
 }
 
+/* Fills a struct of the latest version with its defaults. */
+typedef void (*DonarVersionedDefaults) (gpointer latest);
+
+/* The caller's struct of `version` over the defaults in *latest. */
+static inline gboolean
+donar_versioned_over_defaults (const DonarVersioned * versioned,
+    gint version, gconstpointer from, gpointer latest,
+    DonarVersionedDefaults defaults)
+{
+  defaults (latest);
+  return donar_versioned_copy (versioned, version, from, latest);
+}
+
+/* The defaults into the caller's struct of `version`. */
+static inline void
+donar_versioned_defaults (const DonarVersioned * versioned, gint version,
+    gpointer to, DonarVersionedDefaults defaults)
+{
+  gpointer latest = g_alloca (versioned->sizes[versioned->n_versions - 1]);
+
+  defaults (latest);
+  donar_versioned_copy (versioned, version, latest, to);
+}
+
+/* A config's is_valid: valid of the caller's struct of `version` over
+ * the defaults; FALSE for an unknown version. */
+static inline gboolean
+donar_versioned_is_valid (const DonarVersioned * versioned, gint version,
+    gconstpointer from, DonarVersionedDefaults defaults,
+    gboolean (*valid) (gconstpointer latest))
+{
+  gpointer latest = g_alloca (versioned->sizes[versioned->n_versions - 1]);
+
+  return donar_versioned_over_defaults (versioned, version, from, latest,
+      defaults) && valid (latest);
+}
+
 /* An init function's: the defaults in *latest into the caller's struct,
  * or, for an unknown version, latest cleared (what it allocated freed). */
 static inline void
