@@ -382,6 +382,48 @@ test_call_options (void)
   g_free (socks);
 }
 
+static void
+test_address (void)
+{
+  GUARDED (DonarCallAddressV1) address;
+  GUARDED (DonarCallUriV1) uri;
+  GError *error = NULL;
+  gchar *text, *back;
+
+  memset (&address, GUARD, sizeof address);
+  memset (address.s.secret, 0x5a, sizeof address.s.secret);
+  address.s.host = g_strdup ("127.0.0.1");
+  address.s.port = 5004;
+  address.s.client_auth_key = NULL;
+  text = donar_call_address_to_string_versioned (1,
+      (DonarCallAddress *) & address.s);
+  g_assert_nonnull (text);
+  donar_call_address_clear_versioned (1, (DonarCallAddress *) & address.s);
+  assert_guard (address.guard);
+  g_assert_null (address.s.host);
+  g_assert_true (donar_call_address_parse_versioned (text, 1,
+          (DonarCallAddress *) & address.s, &error));
+  g_assert_no_error (error);
+  assert_guard (address.guard);
+  g_assert_cmpuint (address.s.port, ==, 5004);
+  g_assert_cmphex (address.s.secret[0], ==, 0x5a);
+  donar_call_address_clear_versioned (1, (DonarCallAddress *) & address.s);
+
+  memset (&uri, GUARD, sizeof uri);
+  g_assert_true (donar_call_uri_parse_versioned ("donar://callee?guards=3", 1,
+          (DonarCallUri *) & uri.s, &error));
+  g_assert_no_error (error);
+  assert_guard (uri.guard);
+  g_assert_true (uri.s.callee);
+  g_assert_cmpstr (uri.s.names[0], ==, "guards");
+  back = donar_call_uri_to_string_versioned (1, (DonarCallUri *) & uri.s);
+  g_assert_cmpstr (back, ==, "donar://callee?guards=3");
+  donar_call_uri_clear_versioned (1, (DonarCallUri *) & uri.s);
+  assert_guard (uri.guard);
+  g_free (back);
+  g_free (text);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -392,5 +434,6 @@ main (int argc, char **argv)
   g_test_add_func ("/abi-v1/quality", test_quality);
   g_test_add_func ("/abi-v1/link-engine", test_link_engine);
   g_test_add_func ("/abi-v1/call-options", test_call_options);
+  g_test_add_func ("/abi-v1/address", test_address);
   return g_test_run ();
 }

@@ -11,6 +11,7 @@
 #include <donar.h>
 #include <donar-base-check.h>
 #include <donar-call.h>
+#include <donar-call-address.h>
 #include <donar-link-engine.h>
 #include <donar-playout.h>
 #include <donar-quality.h>
@@ -218,6 +219,22 @@ typedef struct
   gint64 time_us;
 } DonarQualityReportV1;
 
+typedef struct
+{
+  gchar *host;
+  guint16 port;
+  guint8 secret[DONAR_CALL_SECRET_LENGTH];
+  gchar *client_auth_key;
+} DonarCallAddressV1;
+
+typedef struct
+{
+  gboolean callee;
+  gchar *address;
+  gchar **names;
+  gchar **values;
+} DonarCallUriV1;
+
 /* While a struct's version is 1, its header's layout is this one; from
  * version 2 on, the header's may only have grown. */
 #define DONAR_ABI_V1_CHECK(Type, VERSION) \
@@ -239,6 +256,8 @@ DONAR_ABI_V1_CHECK (DonarPlayoutStats, DONAR_PLAYOUT_STATS_VERSION);
 DONAR_ABI_V1_CHECK (DonarBaseCheck, DONAR_BASE_CHECK_VERSION);
 DONAR_ABI_V1_CHECK (DonarQualityConfig, DONAR_QUALITY_CONFIG_VERSION);
 DONAR_ABI_V1_CHECK (DonarQualityReport, DONAR_QUALITY_REPORT_VERSION);
+DONAR_ABI_V1_CHECK (DonarCallAddress, DONAR_CALL_ADDRESS_VERSION);
+DONAR_ABI_V1_CHECK (DonarCallUri, DONAR_CALL_URI_VERSION);
 
 G_END_DECLS
 
