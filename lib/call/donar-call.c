@@ -106,8 +106,7 @@ void
 donar_call_options_write (gint options_version,
     const DonarCallOptions * latest, DonarCallOptions * options)
 {
-  donar_versioned_copy (&options_versions, options_version, latest,
-      options);
+  donar_versioned_copy (&options_versions, options_version, latest, options);
 }
 
 void

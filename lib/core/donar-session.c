@@ -944,8 +944,7 @@ donar_session_get_stats_versioned (const DonarSession * session,
   DonarSessionStats latest;
 
   session_get_stats (session, &latest);
-  donar_versioned_copy (&session_stats_versions, stats_version, &latest,
-      stats);
+  donar_versioned_copy (&session_stats_versions, stats_version, &latest, stats);
 }
 
 gboolean

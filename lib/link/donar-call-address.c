@@ -238,8 +238,7 @@ parse (const gchar * text, Query * q, GError ** error)
 }
 
 static gboolean
-address_parse (const gchar * text, DonarCallAddress * address,
-    GError ** error)
+address_parse (const gchar * text, DonarCallAddress * address, GError ** error)
 {
   Query q = { address, FALSE, FALSE, NULL, NULL };
 
@@ -359,8 +358,7 @@ typedef gchar *(*ToStringFunc) (gconstpointer latest);
 
 static gboolean
 parse_versioned (const DonarVersioned * versioned, gint version,
-    ParseFunc parse_latest, const gchar * text, gpointer to,
-    GError ** error)
+    ParseFunc parse_latest, const gchar * text, gpointer to, GError ** error)
 {
   gsize size = versioned->sizes[versioned->n_versions - 1];
   gpointer latest = g_alloca (size);
@@ -449,6 +447,5 @@ donar_call_uri_to_string_versioned (gint uri_version, const DonarCallUri * uri)
 void
 donar_call_uri_clear_versioned (gint uri_version, DonarCallUri * uri)
 {
-  clear_versioned (&uri_versions, uri_version, (GDestroyNotify) uri_clear,
-      uri);
+  clear_versioned (&uri_versions, uri_version, (GDestroyNotify) uri_clear, uri);
 }

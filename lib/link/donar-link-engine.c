@@ -111,8 +111,7 @@ donar_link_engine_settings_init_versioned (gint settings_version,
  * default: a shallow copy, the strings still the caller's. */
 static gboolean
 settings_from_versioned (gint settings_version,
-    const DonarLinkEngineSettings * settings,
-    DonarLinkEngineSettings * latest)
+    const DonarLinkEngineSettings * settings, DonarLinkEngineSettings * latest)
 {
   settings_init (latest, DONAR_ROLE_CALLER);
   /* Every string is in version 1, so the caller's replace these. */

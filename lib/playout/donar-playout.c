@@ -211,8 +211,7 @@ void
 donar_playout_get_config_versioned (const DonarPlayout * p,
     gint config_version, DonarPlayoutConfig * config)
 {
-  donar_versioned_copy (&config_versions, config_version, &p->config,
-      config);
+  donar_versioned_copy (&config_versions, config_version, &p->config, config);
 }
 
 void

@@ -94,19 +94,16 @@ pump (Endpoint * a, Endpoint * b, gint64 now)
   }
 }
 
-/* The callbacks of version 1, the guard after them: a library that read
- * a later version's callback would find the guard's bytes there. */
-static GUARDED (DonarCallbacksV1) callbacks;
-
 static DonarSession *
-new_session (const DonarConfigV1 * config, DonarRole role, Endpoint * e,
+new_session (const DonarConfigV1 * config,
+    const DonarCallbacksV1 * callbacks, DonarRole role, Endpoint * e,
     gint64 now)
 {
   static const guint8 secret[32] = "abi-v1.c's 32-byte call secret!";
   DonarError error = DONAR_ERROR_UNEXPECTED;
   DonarSession *session = donar_session_new_versioned (1,
       (const DonarConfig *) config, role, secret, sizeof secret, 1,
-      (const DonarCallbacks *) &callbacks.s, e, now, &error);
+      (const DonarCallbacks *) callbacks, e, now, &error);
 
   g_assert_cmpint (error, ==, DONAR_OK);
   g_assert_nonnull (session);
@@ -120,6 +117,9 @@ test_session (void)
   GUARDED (DonarConfigV1) config;
   GUARDED (DonarSessionStatsV1) stats;
   GUARDED (DonarLinkStatsV1) link_stats;
+  /* The callbacks of version 1, the guard after them: a library that read
+   * a later version's callback would find the guard's bytes there. */
+  GUARDED (DonarCallbacksV1) callbacks;
   Endpoint caller = { 0 }, callee = { 0 };
   gint64 now = 1000000;
 
@@ -140,8 +140,10 @@ test_session (void)
   callbacks.s.peer_ended = on_peer_ended;
   callbacks.s.peer_session = on_peer_session;
   callbacks.s.peer_rendezvous = NULL;
-  caller.session = new_session (&config.s, DONAR_ROLE_CALLER, &caller, now);
-  callee.session = new_session (&config.s, DONAR_ROLE_CALLEE, &callee, now);
+  caller.session = new_session (&config.s, &callbacks.s, DONAR_ROLE_CALLER,
+      &caller, now);
+  callee.session = new_session (&config.s, &callbacks.s, DONAR_ROLE_CALLEE,
+      &callee, now);
   caller.peer = &callee;
   callee.peer = &caller;
   for (guint link = 0; link < N_LINKS; link++) {
@@ -218,8 +220,7 @@ test_unknown_version (void)
   /* With a GError: said there, no critical. */
   donar_link_engine_settings_init (&settings, DONAR_ROLE_CALLEE);
   g_assert_null (donar_link_engine_new_versioned
-      (DONAR_LINK_ENGINE_SETTINGS_VERSION + 1, &settings, NULL, NULL,
-          &gerror));
+      (DONAR_LINK_ENGINE_SETTINGS_VERSION + 1, &settings, NULL, NULL, &gerror));
   g_assert_error (gerror, DONAR_LINK_ENGINE_ERROR,
       DONAR_LINK_ENGINE_ERROR_SETTINGS);
   g_clear_error (&gerror);
@@ -240,8 +241,7 @@ test_playout (void)
   assert_guard (config.guard);
   g_assert_true (donar_playout_config_is_valid_versioned (1,
           (DonarPlayoutConfig *) & config.s));
-  playout = donar_playout_new_versioned (1,
-      (DonarPlayoutConfig *) & config.s);
+  playout = donar_playout_new_versioned (1, (DonarPlayoutConfig *) & config.s);
   g_assert_nonnull (playout);
   donar_playout_set_config_versioned (playout, 1,
       (DonarPlayoutConfig *) & config.s);
@@ -279,8 +279,7 @@ test_quality (void)
   assert_guard (config.guard);
   g_assert_true (donar_quality_config_is_valid_versioned (1,
           (DonarQualityConfig *) & config.s));
-  quality = donar_quality_new_versioned (1,
-      (DonarQualityConfig *) & config.s);
+  quality = donar_quality_new_versioned (1, (DonarQualityConfig *) & config.s);
   g_assert_nonnull (quality);
   for (guint i = 0; i < 10; i++, now += 40000)
     donar_quality_push (quality, now, DONAR_QUALITY_PLAYED, 150000);
@@ -372,8 +371,7 @@ test_call_options (void)
   g_assert_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS);
   g_clear_error (&error);
   g_assert_null (donar_call_start_versioned (1,
-          (DonarCallOptions *) & options.s, NULL, NULL, NULL, NULL,
-          &error));
+          (DonarCallOptions *) & options.s, NULL, NULL, NULL, NULL, &error));
   g_assert_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS);
   g_clear_error (&error);
   donar_call_options_clear_versioned (1, (DonarCallOptions *) & options.s);
