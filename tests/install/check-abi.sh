@@ -18,11 +18,15 @@ fi
 # The baseline is of an x86-64 build with DWARF (meson's default
 # buildtype): another machine's layouts, or a build without debug
 # information, cannot be compared with it.
-if ! readelf -h "$lib" | grep -q 'Machine: *Advanced Micro Devices X86-64'; then
+# (Into variables, not `readelf | grep -q`: grep's early exit fails
+# readelf, and pipefail the test.)
+header=$(readelf -h "$lib")
+sections=$(readelf -S "$lib")
+if ! grep -q 'Machine: *Advanced Micro Devices X86-64' <<< "$header"; then
   echo "skip: the baseline is of x86-64"
   exit 77
 fi
-if ! readelf -S "$lib" | grep -q '\.debug_info'; then
+if ! grep -q '\.debug_info' <<< "$sections"; then
   echo "skip: $lib has no debug information"
   exit 77
 fi
