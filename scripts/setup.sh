@@ -19,6 +19,9 @@ packages=(
   gstreamer1.0-plugins-bad
   # ss: tools/tornet/tor-network.sh picks free ports with it
   iproute2
+  # abidw and abidiff: the install suite's test abi holds libdonar to its
+  # baseline (lib/libdonar/libdonar-1.0.abi)
+  abigail-tools
 )
 
 # tools/evaluate.py and its smoke test (tests/evaluate/); the voice-quality

@@ -3,6 +3,7 @@
  * thing about a bad one. */
 #include "donar-call-tor-control.h"
 #include "donar-call-guards.h"
+#include "donar-call-options.h"
 #include "donar-tor-launcher.h"
 #include "donar-tor-unix.h"
 
@@ -23,8 +24,8 @@ parse_path (const gchar * what, const gchar * text, GError ** error)
   return path;
 }
 
-gboolean
-donar_call_parse_tor_control (DonarCallOptions * options, const gchar * what,
+static gboolean
+parse_tor_control (DonarCallOptions * options, const gchar * what,
     const gchar * text, gchar ** path, GError ** error)
 {
   guint64 port;
@@ -51,8 +52,8 @@ donar_call_parse_tor_control (DonarCallOptions * options, const gchar * what,
   return TRUE;
 }
 
-gboolean
-donar_call_parse_tor_socks_path (DonarCallOptions * options,
+static gboolean
+parse_tor_socks_path (DonarCallOptions * options,
     const gchar * what, const gchar * text, gchar ** path, GError ** error)
 {
   *path = NULL;
@@ -61,6 +62,44 @@ donar_call_parse_tor_socks_path (DonarCallOptions * options,
   *path = parse_path (what, text, error);
   options->tor_socks_path = *path;
   return *path != NULL;
+}
+
+typedef gboolean (*ParseFunc) (DonarCallOptions * options,
+    const gchar * what, const gchar * text, gchar ** path, GError ** error);
+
+/* parse over the caller's options of its version. */
+static gboolean
+parse_versioned (ParseFunc parse, gint options_version,
+    DonarCallOptions * options, const gchar * what, const gchar * text,
+    gchar ** path, GError ** error)
+{
+  DonarCallOptions latest;
+  gboolean ok;
+
+  *path = NULL;
+  if (!donar_call_options_read (options_version, options, &latest, error))
+    return FALSE;
+  ok = parse (&latest, what, text, path, error);
+  donar_call_options_write (options_version, &latest, options);
+  return ok;
+}
+
+gboolean
+donar_call_parse_tor_control_versioned (gint options_version,
+    DonarCallOptions * options, const gchar * what, const gchar * text,
+    gchar ** path, GError ** error)
+{
+  return parse_versioned (parse_tor_control, options_version, options, what,
+      text, path, error);
+}
+
+gboolean
+donar_call_parse_tor_socks_path_versioned (gint options_version,
+    DonarCallOptions * options, const gchar * what, const gchar * text,
+    gchar ** path, GError ** error)
+{
+  return parse_versioned (parse_tor_socks_path, options_version, options,
+      what, text, path, error);
 }
 
 gboolean

@@ -18,15 +18,23 @@ G_BEGIN_DECLS
  * text is DONAR_CALL_ERROR_OPTIONS, with what (the setting's name) and
  * the forms it takes. */
 DONAR_API
-gboolean donar_call_parse_tor_control (DonarCallOptions * options,
-    const gchar * what, const gchar * text, gchar ** path, GError ** error);
+gboolean donar_call_parse_tor_control_versioned (gint options_version,
+    DonarCallOptions * options, const gchar * what, const gchar * text,
+    gchar ** path, GError ** error);
+#define donar_call_parse_tor_control(options, what, text, path, error) \
+  donar_call_parse_tor_control_versioned (DONAR_CALL_OPTIONS_VERSION, \
+      (options), (what), (text), (path), (error))
 
 /* text: "" (none) or tor's SocksPort on a Unix socket, "/path" or
  * "unix:/path" (Debian's: /run/tor/socks).  *path: NULL or newly
  * allocated; set options->tor_socks_path to it. */
 DONAR_API
-gboolean donar_call_parse_tor_socks_path (DonarCallOptions * options,
-    const gchar * what, const gchar * text, gchar ** path, GError ** error);
+gboolean donar_call_parse_tor_socks_path_versioned (gint options_version,
+    DonarCallOptions * options, const gchar * what, const gchar * text,
+    gchar ** path, GError ** error);
+#define donar_call_parse_tor_socks_path(options, what, text, path, error) \
+  donar_call_parse_tor_socks_path_versioned (DONAR_CALL_OPTIONS_VERSION, \
+      (options), (what), (text), (path), (error))
 
 /* guards (the elements' property, donar-call's --guards) within 0 to
  * DONAR_CALL_MAX_GUARDS, or DONAR_CALL_ERROR_OPTIONS saying why. */

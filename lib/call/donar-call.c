@@ -2,12 +2,14 @@
 #include "donar-call.h"
 #include "donar-call-guards.h"
 #include "donar-call-lasting.h"
+#include "donar-call-options.h"
 #include "donar-call-paths.h"
 #include "donar-call-tor-control.h"
 #include "donar-client-auth.h"
 #include "donar-secret.h"
 #include "donar-tor-launcher.h"
 #include "donar-tor-unix.h"
+#include "donar-versioned.h"
 
 #include <string.h>
 #include <sys/random.h>
@@ -49,8 +51,11 @@ struct _DonarCall
   gboolean stopping;
 };
 
-void
-donar_call_options_init (DonarCallOptions * options, DonarRole role)
+DONAR_VERSIONED_DEFINE (options_versions, DonarCallOptions,
+    sizeof (DonarCallOptions));
+
+static void
+options_init (DonarCallOptions * options, DonarRole role)
 {
   memset (options, 0, sizeof *options);
   options->role = role;
@@ -63,10 +68,57 @@ donar_call_options_init (DonarCallOptions * options, DonarRole role)
   options->engine.no_link_warning_us = DONAR_CALL_NO_LINK_WARNING_US;
 }
 
-void
-donar_call_options_clear (DonarCallOptions * options)
+static void
+options_clear (DonarCallOptions * options)
 {
   donar_link_engine_settings_clear (&options->engine);
+}
+
+void
+donar_call_options_init_versioned (gint options_version,
+    DonarCallOptions * options, DonarRole role)
+{
+  DonarCallOptions latest;
+
+  /* Nothing allocated for a version we cannot write. */
+  if (donar_versioned_size (&options_versions, options_version) == 0)
+    return;
+  options_init (&latest, role);
+  donar_call_options_write (options_version, &latest, options);
+}
+
+gboolean
+donar_call_options_read (gint options_version,
+    const DonarCallOptions * options, DonarCallOptions * latest,
+    GError ** error)
+{
+  if (!donar_versioned_known (&options_versions, options_version,
+          DONAR_CALL_ERROR, DONAR_CALL_ERROR_OPTIONS, error))
+    return FALSE;
+  options_init (latest, DONAR_ROLE_CALLER);
+  /* Every string is in version 1, so the caller's replace these. */
+  donar_link_engine_settings_clear (&latest->engine);
+  return donar_versioned_copy (&options_versions, options_version, options,
+      latest);
+}
+
+void
+donar_call_options_write (gint options_version,
+    const DonarCallOptions * latest, DonarCallOptions * options)
+{
+  donar_versioned_copy (&options_versions, options_version, latest, options);
+}
+
+void
+donar_call_options_clear_versioned (gint options_version,
+    DonarCallOptions * options)
+{
+  DonarCallOptions latest;
+
+  if (!donar_call_options_read (options_version, options, &latest, NULL))
+    return;
+  options_clear (&latest);
+  donar_call_options_write (options_version, &latest, options);
 }
 
 static void
@@ -367,8 +419,8 @@ check_tor_options (const DonarCallOptions * options, GError ** error)
       options->tor_socks_path, error);
 }
 
-gboolean
-donar_call_options_check (const DonarCallOptions * options, GError ** error)
+static gboolean
+options_check (const DonarCallOptions * options, GError ** error)
 {
   DonarCallAddress address = { 0 };
   gboolean ok;
@@ -379,6 +431,18 @@ donar_call_options_check (const DonarCallOptions * options, GError ** error)
     return donar_call_lasting_check (options, error);
   ok = caller_address (options, &address, error);
   donar_call_address_clear (&address);
+  return ok;
+}
+
+gboolean
+donar_call_options_check_versioned (gint options_version,
+    const DonarCallOptions * options, GError ** error)
+{
+  DonarCallOptions latest;
+  gboolean ok = donar_call_options_read (options_version, options, &latest,
+      error) && options_check (&latest, error);
+
+  explicit_bzero (latest.engine.secret, sizeof latest.engine.secret);
   return ok;
 }
 
@@ -545,8 +609,8 @@ no_link_warning (const DonarLinkEngineSettings * settings, gint64 began)
           settings->no_link_warning_us));
 }
 
-DonarCall *
-donar_call_start (const DonarCallOptions * options,
+static DonarCall *
+call_start (const DonarCallOptions * options,
     DonarCallProgressFunc progress, DonarLinkEventFunc on_event,
     gpointer user_data, GCancellable * cancellable, GError ** error)
 {
@@ -620,6 +684,22 @@ donar_call_start (const DonarCallOptions * options,
   }
   if (call->control)
     call->watcher = g_thread_new ("donar-call-tor", watch_tor, call);
+  return call;
+}
+
+DonarCall *
+donar_call_start_versioned (gint options_version,
+    const DonarCallOptions * options, DonarCallProgressFunc progress,
+    DonarLinkEventFunc on_event, gpointer user_data,
+    GCancellable * cancellable, GError ** error)
+{
+  DonarCallOptions latest;
+  DonarCall *call = NULL;
+
+  if (donar_call_options_read (options_version, options, &latest, error))
+    call = call_start (&latest, progress, on_event, user_data, cancellable,
+        error);
+  explicit_bzero (latest.engine.secret, sizeof latest.engine.secret);
   return call;
 }
 

@@ -147,18 +147,33 @@ typedef struct
   DonarCallWarningFunc on_warning;
 } DonarCallOptions;
 
+/* The version of DonarCallOptions (donar.h, DONAR_CONFIG_VERSION).  It
+ * holds the engine's settings by value, so it takes a new version
+ * whenever they grow. */
+#define DONAR_CALL_OPTIONS_VERSION 1
+
 DONAR_API
-void donar_call_options_init (DonarCallOptions * options, DonarRole role);
+void donar_call_options_init_versioned (gint options_version,
+    DonarCallOptions * options, DonarRole role);
+#define donar_call_options_init(options, role) \
+  donar_call_options_init_versioned (DONAR_CALL_OPTIONS_VERSION, \
+      (options), (role))
 DONAR_API
-void donar_call_options_clear (DonarCallOptions * options);
+void donar_call_options_clear_versioned (gint options_version,
+    DonarCallOptions * options);
+#define donar_call_options_clear(options) \
+  donar_call_options_clear_versioned (DONAR_CALL_OPTIONS_VERSION, (options))
 /* What donar_call_start () would refuse before any I/O with tor (guards
  * out of range, a caller without an address, or with one that is
  * malformed or unfit for the transport; a callee's key file or contacts
  * directory that cannot be used), said at once: an element fails its
  * state change with it rather than from its setup thread. */
 DONAR_API
-gboolean donar_call_options_check (const DonarCallOptions * options,
-    GError ** error);
+gboolean donar_call_options_check_versioned (gint options_version,
+    const DonarCallOptions * options, GError ** error);
+#define donar_call_options_check(options, error) \
+  donar_call_options_check_versioned (DONAR_CALL_OPTIONS_VERSION, \
+      (options), (error))
 
 /* Setup progress: what is happening, and tor's bootstrap percent (or
  * -1). */
@@ -167,10 +182,16 @@ typedef void (*DonarCallProgressFunc) (const gchar * step, gint percent,
 
 typedef struct _DonarCall DonarCall;
 
+/* An unknown version of options is DONAR_CALL_ERROR_OPTIONS. */
 DONAR_API
-DonarCall *donar_call_start (const DonarCallOptions * options,
-    DonarCallProgressFunc progress, DonarLinkEventFunc on_event,
-    gpointer user_data, GCancellable * cancellable, GError ** error);
+DonarCall *donar_call_start_versioned (gint options_version,
+    const DonarCallOptions * options, DonarCallProgressFunc progress,
+    DonarLinkEventFunc on_event, gpointer user_data,
+    GCancellable * cancellable, GError ** error);
+#define donar_call_start(options, progress, on_event, user_data, \
+    cancellable, error) \
+  donar_call_start_versioned (DONAR_CALL_OPTIONS_VERSION, (options), \
+      (progress), (on_event), (user_data), (cancellable), (error))
 /* Callee: the address to give the caller (a secret: whoever has it can
  * call).  Caller: the address dialed. */
 DONAR_API

@@ -1,11 +1,14 @@
 /* Settings with the product's defaults (DONAR_DEFAULT_*, donar.h), and the
  * names of the enums. */
 #include "donar-session-private.h"
+#include "donar-versioned.h"
 
 #include <string.h>
 
-void
-donar_config_init (DonarConfig * config)
+DONAR_VERSIONED_DEFINE (config_versions, DonarConfig, sizeof (DonarConfig));
+
+static void
+config_init (DonarConfig * config)
 {
   memset (config, 0, sizeof *config);
   config->n_links = DONAR_DEFAULT_LINKS;
@@ -43,8 +46,25 @@ donar_config_wire_parts (const DonarConfig * config)
       DONAR_WIRE_PART_SCORES;
 }
 
-gsize
-donar_config_record_overhead (const DonarConfig * config, guint n_frames)
+void
+donar_config_init_versioned (gint config_version, DonarConfig * config)
+{
+  donar_versioned_defaults (&config_versions, config_version, config,
+      (DonarVersionedDefaults) config_init);
+}
+
+/* The caller's config of its version, what that version lacks at its
+ * default. */
+gboolean
+donar_config_from_versioned (gint config_version, const DonarConfig * config,
+    DonarConfig * latest)
+{
+  return donar_versioned_over_defaults (&config_versions, config_version,
+      config, latest, (DonarVersionedDefaults) config_init);
+}
+
+static gsize
+config_record_overhead (const DonarConfig * config, guint n_frames)
 {
   return donar_wire_overhead (donar_config_wire_parts (config),
       config->n_links,
@@ -52,8 +72,19 @@ donar_config_record_overhead (const DonarConfig * config, guint n_frames)
       n_frames);
 }
 
-DonarError
-donar_config_validate (const DonarConfig * config)
+gsize
+donar_config_record_overhead_versioned (gint config_version,
+    const DonarConfig * config, guint n_frames)
+{
+  DonarConfig latest;
+
+  if (!donar_config_from_versioned (config_version, config, &latest))
+    return 0;
+  return config_record_overhead (&latest, n_frames);
+}
+
+static DonarError
+config_validate (const DonarConfig * config)
 {
   if (config->n_links < 1 || config->n_links > DONAR_MAX_LINKS)
     return DONAR_ERROR_INVALID_ARGUMENT;
@@ -96,6 +127,17 @@ donar_config_validate (const DonarConfig * config)
   if (config->merge > DONAR_MERGE_REMOTE)
     return DONAR_ERROR_INVALID_ARGUMENT;
   return DONAR_OK;
+}
+
+DonarError
+donar_config_validate_versioned (gint config_version,
+    const DonarConfig * config)
+{
+  DonarConfig latest;
+
+  if (!donar_config_from_versioned (config_version, config, &latest))
+    return DONAR_ERROR_INVALID_ARGUMENT;
+  return config_validate (&latest);
 }
 
 const char *

@@ -94,6 +94,10 @@ struct _DonarSession
   guint8 record[DONAR_CELL_PAYLOAD];
 };
 
+/* The caller's config of its version, what that version lacks at its
+ * default (donar-versioned.h); FALSE for an unknown version. */
+gboolean donar_config_from_versioned (gint config_version,
+    const DonarConfig * config, DonarConfig * latest);
 guint donar_config_recent_frames (const DonarConfig * config);
 /* The per-link parts of our messages: what our policy uses. */
 guint8 donar_config_wire_parts (const DonarConfig * config);

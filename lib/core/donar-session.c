@@ -1,6 +1,7 @@
 /* One endpoint of a call: frames out over the chosen links, messages in,
  * first copies up, the window timer that ranks the links. */
 #include "donar-session-private.h"
+#include "donar-versioned.h"
 
 #include <string.h>
 
@@ -43,15 +44,33 @@ history_lookup (const DonarSession * session, guint32 seq)
   return frame->valid && frame->seq == seq ? frame : NULL;
 }
 
+DONAR_VERSIONED_DEFINE (callbacks_versions, DonarCallbacks,
+    sizeof (DonarCallbacks));
+DONAR_VERSIONED_DEFINE (session_stats_versions, DonarSessionStats,
+    sizeof (DonarSessionStats));
+DONAR_VERSIONED_DEFINE (link_stats_versions, DonarLinkStats,
+    sizeof (DonarLinkStats));
+
 DonarSession *
-donar_session_new (const DonarConfig * config, DonarRole role,
-    const guint8 * secret, gsize secret_length,
-    const DonarCallbacks * callbacks, gpointer user_data, gint64 now,
-    DonarError * error)
+donar_session_new_versioned (gint config_version,
+    const DonarConfig * versioned_config, DonarRole role,
+    const guint8 * secret, gsize secret_length, gint callbacks_version,
+    const DonarCallbacks * versioned_callbacks, gpointer user_data,
+    gint64 now, DonarError * error)
 {
   DonarSession *session;
-  DonarError invalid = donar_config_validate (config);
+  /* Whole structs of the latest version, so that the session never reads
+   * past the end of an older program's. */
+  DonarConfig config_latest;
+  DonarCallbacks callbacks_latest = { NULL };
+  const DonarConfig *config = &config_latest;
+  const DonarCallbacks *callbacks = &callbacks_latest;
+  DonarError invalid = DONAR_ERROR_INVALID_ARGUMENT;
 
+  if (donar_config_from_versioned (config_version, versioned_config,
+          &config_latest) && donar_versioned_copy (&callbacks_versions,
+          callbacks_version, versioned_callbacks, &callbacks_latest))
+    invalid = donar_config_validate (config);
   if (invalid == DONAR_OK && (secret == NULL || secret_length == 0 ||
           callbacks == NULL || callbacks->send == NULL ||
           callbacks->deliver == NULL || role > DONAR_ROLE_CALLEE))
@@ -918,15 +937,24 @@ donar_session_get_expiry (const DonarSession * session)
   return MIN (session->next_window, keepalive_due (session));
 }
 
-void
-donar_session_get_stats (const DonarSession * session,
-    DonarSessionStats * stats)
+static void
+session_get_stats (const DonarSession * session, DonarSessionStats * stats)
 {
   *stats = session->stats;
   stats->no_link_in_time = session->adaptive.no_link_in_time;
   stats->stalls = session->adaptive.stalls;
   stats->stalled_frames = session->adaptive.stalled_frames;
   stats->frames_withheld = session->adaptive.frames_withheld;
+}
+
+void
+donar_session_get_stats_versioned (const DonarSession * session,
+    gint stats_version, DonarSessionStats * stats)
+{
+  DonarSessionStats latest;
+
+  session_get_stats (session, &latest);
+  donar_versioned_copy (&session_stats_versions, stats_version, &latest, stats);
 }
 
 gboolean
@@ -943,8 +971,8 @@ donar_session_get_least_round_trip (const DonarSession * session)
   return round_trip == DONAR_DELAY_UNKNOWN ? -1 : round_trip;
 }
 
-gboolean
-donar_session_get_link_stats (const DonarSession * session, guint link,
+static gboolean
+session_get_link_stats (const DonarSession * session, guint link,
     DonarLinkStats * stats)
 {
   const DonarLinkCounters *counters;
@@ -969,6 +997,17 @@ donar_session_get_link_stats (const DonarSession * session, guint link,
   stats->silent_frames = donar_monitor_silent_frames (&session->monitor,
       &session->receiver, link);
   return TRUE;
+}
+
+gboolean
+donar_session_get_link_stats_versioned (const DonarSession * session,
+    guint link, gint stats_version, DonarLinkStats * stats)
+{
+  DonarLinkStats latest = { 0 };
+
+  return session_get_link_stats (session, link, &latest) &&
+      donar_versioned_copy (&link_stats_versions, stats_version, &latest,
+      stats);
 }
 
 gint64

@@ -147,15 +147,33 @@ typedef struct
   gboolean spread_copies;
 } DonarConfig;
 
+/* The versions of the structs a program allocates, as this header lays
+ * them out (docs/api.md, "Versioned structs"): the functions that take
+ * one are macros over their _versioned forms, which tell the library how
+ * much of the struct the program has.  A struct that grows takes the next
+ * version; the library still takes the older ones. */
+#define DONAR_CONFIG_VERSION 1
+#define DONAR_CALLBACKS_VERSION 1
+#define DONAR_SESSION_STATS_VERSION 1
+#define DONAR_LINK_STATS_VERSION 1
+
 DONAR_API
-void donar_config_init (DonarConfig * config);
+void donar_config_init_versioned (gint config_version, DonarConfig * config);
+#define donar_config_init(config) \
+  donar_config_init_versioned (DONAR_CONFIG_VERSION, (config))
 DONAR_API
-DonarError donar_config_validate (const DonarConfig * config);
+DonarError donar_config_validate_versioned (gint config_version,
+    const DonarConfig * config);
+#define donar_config_validate(config) \
+  donar_config_validate_versioned (DONAR_CONFIG_VERSION, (config))
 /* Bytes a record carrying n_frames frames adds to them, at most, with
  * these settings (docs/protocol.md). */
 DONAR_API
-gsize donar_config_record_overhead (const DonarConfig * config,
-    guint n_frames);
+gsize donar_config_record_overhead_versioned (gint config_version,
+    const DonarConfig * config, guint n_frames);
+#define donar_config_record_overhead(config, n_frames) \
+  donar_config_record_overhead_versioned (DONAR_CONFIG_VERSION, (config), \
+      (n_frames))
 
 /* Why a call ended, as BYE tells the peer (docs/protocol.md).  A value
  * this version does not know reads as DONAR_BYE_UNKNOWN. */
@@ -253,11 +271,18 @@ typedef struct
 
 typedef struct _DonarSession DonarSession;
 
+/* An unknown version of either struct is DONAR_ERROR_INVALID_ARGUMENT. */
 DONAR_API
-DonarSession *donar_session_new (const DonarConfig * config, DonarRole role,
-    const guint8 * secret, gsize secret_length,
+DonarSession *donar_session_new_versioned (gint config_version,
+    const DonarConfig * config, DonarRole role, const guint8 * secret,
+    gsize secret_length, gint callbacks_version,
     const DonarCallbacks * callbacks, gpointer user_data, gint64 now,
     DonarError * error);
+#define donar_session_new(config, role, secret, secret_length, callbacks, \
+    user_data, now, error) \
+  donar_session_new_versioned (DONAR_CONFIG_VERSION, (config), (role), \
+      (secret), (secret_length), DONAR_CALLBACKS_VERSION, (callbacks), \
+      (user_data), (now), (error))
 DONAR_API
 void donar_session_free (DonarSession * session);
 
@@ -342,8 +367,11 @@ DONAR_API
 gint64 donar_session_get_expiry (const DonarSession * session);
 
 DONAR_API
-void donar_session_get_stats (const DonarSession * session,
-    DonarSessionStats * stats);
+void donar_session_get_stats_versioned (const DonarSession * session,
+    gint stats_version, DonarSessionStats * stats);
+#define donar_session_get_stats(session, stats) \
+  donar_session_get_stats_versioned ((session), \
+      DONAR_SESSION_STATS_VERSION, (stats))
 /* The least round trip of our frames in the last 30 to 60 s, in µs: sent
  * on a link, acknowledged on any.  -1 until an acknowledgement came (only
  * a peer with the ADAPTIVE policy sends them). */
@@ -353,9 +381,13 @@ gint64 donar_session_get_least_round_trip (const DonarSession * session);
  * ADAPTIVE): then a round trip will come from them. */
 DONAR_API
 gboolean donar_session_peer_acknowledges (const DonarSession * session);
+/* FALSE for a link the call does not have, or an unknown version. */
 DONAR_API
-gboolean donar_session_get_link_stats (const DonarSession * session,
-    guint link, DonarLinkStats * stats);
+gboolean donar_session_get_link_stats_versioned (const DonarSession *
+    session, guint link, gint stats_version, DonarLinkStats * stats);
+#define donar_session_get_link_stats(session, link, stats) \
+  donar_session_get_link_stats_versioned ((session), (link), \
+      DONAR_LINK_STATS_VERSION, (stats))
 /* How long the peer has been writing to the link with nothing coming out
  * of it (a circuit that hangs), in µs: the lesser of the frames delivered
  * on other links since the first lost one (at Tframe each) and the time

@@ -2,6 +2,7 @@
  * (donar-call-address.h), parsed with GUri. */
 #include "donar-call-address.h"
 #include "donar-secret.h"
+#include "donar-versioned.h"
 
 #include <string.h>
 
@@ -236,9 +237,8 @@ parse (const gchar * text, Query * q, GError ** error)
   return TRUE;
 }
 
-gboolean
-donar_call_address_parse (const gchar * text, DonarCallAddress * address,
-    GError ** error)
+static gboolean
+address_parse (const gchar * text, DonarCallAddress * address, GError ** error)
 {
   Query q = { address, FALSE, FALSE, NULL, NULL };
 
@@ -246,8 +246,8 @@ donar_call_address_parse (const gchar * text, DonarCallAddress * address,
   return parse (text, &q, error);
 }
 
-gchar *
-donar_call_address_to_string (const DonarCallAddress * address)
+static gchar *
+address_to_string (const DonarCallAddress * address)
 {
   static const gchar digits[] = "0123456789abcdef";
   /* Room for the whole address at once: a GString that grows while it
@@ -272,16 +272,16 @@ donar_call_address_to_string (const DonarCallAddress * address)
   return g_string_free (text, FALSE);
 }
 
-void
-donar_call_address_clear (DonarCallAddress * address)
+static void
+address_clear (DonarCallAddress * address)
 {
   g_free (address->host);
   donar_secret_free (address->client_auth_key);
   explicit_bzero (address, sizeof *address);
 }
 
-gboolean
-donar_call_uri_parse (const gchar * text, DonarCallUri * uri, GError ** error)
+static gboolean
+uri_parse (const gchar * text, DonarCallUri * uri, GError ** error)
 {
   DonarCallAddress address;
   Query q = { &address, FALSE, FALSE, g_ptr_array_new (),
@@ -297,22 +297,22 @@ donar_call_uri_parse (const gchar * text, DonarCallUri * uri, GError ** error)
   if (ok) {
     uri->callee = q.callee;
     if (!q.callee)
-      uri->address = donar_call_address_to_string (&address);
+      uri->address = address_to_string (&address);
     uri->names = (gchar **) g_ptr_array_free (q.names, FALSE);
     uri->values = (gchar **) g_ptr_array_free (q.values, FALSE);
   } else {
     g_strfreev ((gchar **) g_ptr_array_free (q.names, FALSE));
     g_strfreev ((gchar **) g_ptr_array_free (q.values, FALSE));
   }
-  donar_call_address_clear (&address);
+  address_clear (&address);
   return ok;
 }
 
 /* In a value: what RFC 3986 lets a query hold, less the separators. */
 #define URI_VALUE_ALLOWED "/:@!$'()*+,;"
 
-gchar *
-donar_call_uri_to_string (const DonarCallUri * uri)
+static gchar *
+uri_to_string (const DonarCallUri * uri)
 {
   const gchar *head = uri->callee ? "donar://callee" : uri->address;
   GString *settings = g_string_new (NULL);
@@ -336,11 +336,116 @@ donar_call_uri_to_string (const DonarCallUri * uri)
   return text;
 }
 
-void
-donar_call_uri_clear (DonarCallUri * uri)
+static void
+uri_clear (DonarCallUri * uri)
 {
   donar_secret_free (uri->address);
   g_strfreev (uri->names);
   g_strfreev (uri->values);
   memset (uri, 0, sizeof *uri);
+}
+
+/* The address and the URI of a caller's version: parsed into, written
+ * from and cleared through a struct of the latest version, which is wiped
+ * after (it held the secret). */
+DONAR_VERSIONED_DEFINE (address_versions, DonarCallAddress,
+    sizeof (DonarCallAddress));
+DONAR_VERSIONED_DEFINE (uri_versions, DonarCallUri, sizeof (DonarCallUri));
+
+typedef gboolean (*ParseFunc) (const gchar * text, gpointer latest,
+    GError ** error);
+typedef gchar *(*ToStringFunc) (gconstpointer latest);
+
+static gboolean
+parse_versioned (const DonarVersioned * versioned, gint version,
+    ParseFunc parse_latest, const gchar * text, gpointer to, GError ** error)
+{
+  gsize size = versioned->sizes[versioned->n_versions - 1];
+  gpointer latest = g_alloca (size);
+  gboolean ok;
+
+  g_return_val_if_fail (to != NULL, FALSE);
+  if (!donar_versioned_known (versioned, version, DONAR_CALL_ADDRESS_ERROR,
+          DONAR_CALL_ADDRESS_ERROR_SYNTAX, error))
+    return FALSE;
+  memset (latest, 0, size);
+  ok = parse_latest (text, latest, error);
+  donar_versioned_copy (versioned, version, latest, to);
+  explicit_bzero (latest, size);
+  return ok;
+}
+
+static gchar *
+to_string_versioned (const DonarVersioned * versioned, gint version,
+    ToStringFunc to_string, gconstpointer from)
+{
+  gsize size = versioned->sizes[versioned->n_versions - 1];
+  gpointer latest = g_alloca (size);
+  gchar *text = NULL;
+
+  memset (latest, 0, size);
+  if (donar_versioned_copy (versioned, version, from, latest))
+    text = to_string (latest);
+  explicit_bzero (latest, size);
+  return text;
+}
+
+static void
+clear_versioned (const DonarVersioned * versioned, gint version,
+    GDestroyNotify clear, gpointer to)
+{
+  gsize size = versioned->sizes[versioned->n_versions - 1];
+  gpointer latest = g_alloca (size);
+
+  memset (latest, 0, size);
+  if (!donar_versioned_copy (versioned, version, to, latest))
+    return;
+  /* Wiped as it is freed: the zeros go back into the caller's. */
+  clear (latest);
+  donar_versioned_copy (versioned, version, latest, to);
+}
+
+gboolean
+donar_call_address_parse_versioned (const gchar * text,
+    gint address_version, DonarCallAddress * address, GError ** error)
+{
+  return parse_versioned (&address_versions, address_version,
+      (ParseFunc) address_parse, text, address, error);
+}
+
+gchar *
+donar_call_address_to_string_versioned (gint address_version,
+    const DonarCallAddress * address)
+{
+  return to_string_versioned (&address_versions, address_version,
+      (ToStringFunc) address_to_string, address);
+}
+
+void
+donar_call_address_clear_versioned (gint address_version,
+    DonarCallAddress * address)
+{
+  clear_versioned (&address_versions, address_version,
+      (GDestroyNotify) address_clear, address);
+}
+
+gboolean
+donar_call_uri_parse_versioned (const gchar * text, gint uri_version,
+    DonarCallUri * uri, GError ** error)
+{
+  return parse_versioned (&uri_versions, uri_version, (ParseFunc) uri_parse,
+      text, uri, error);
+}
+
+gchar *
+donar_call_uri_to_string_versioned (gint uri_version, const DonarCallUri * uri)
+{
+  return to_string_versioned (&uri_versions, uri_version,
+      (ToStringFunc) uri_to_string, uri);
+}
+
+void
+donar_call_uri_clear_versioned (gint uri_version, DonarCallUri * uri)
+{
+  clear_versioned (&uri_versions, uri_version, (GDestroyNotify) uri_clear, uri);
 }

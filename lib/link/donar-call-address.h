@@ -41,14 +41,32 @@ typedef struct
   gchar *client_auth_key;       /* NULL: the onion needs none */
 } DonarCallAddress;
 
+/* The versions of the structs a program allocates (donar.h,
+ * DONAR_CONFIG_VERSION, says how they grow): a new parameter of the
+ * address or the URI is a new field. */
+#define DONAR_CALL_ADDRESS_VERSION 1
+#define DONAR_CALL_URI_VERSION 1
+
+/* An unknown version is DONAR_CALL_ADDRESS_ERROR_SYNTAX. */
 DONAR_API
-gboolean donar_call_address_parse (const gchar * text,
-    DonarCallAddress * address, GError ** error);
+gboolean donar_call_address_parse_versioned (const gchar * text,
+    gint address_version, DonarCallAddress * address, GError ** error);
+#define donar_call_address_parse(text, address, error) \
+  donar_call_address_parse_versioned ((text), DONAR_CALL_ADDRESS_VERSION, \
+      (address), (error))
+/* NULL for an unknown version. */
 DONAR_API
-gchar *donar_call_address_to_string (const DonarCallAddress * address);
+gchar *donar_call_address_to_string_versioned (gint address_version,
+    const DonarCallAddress * address);
+#define donar_call_address_to_string(address) \
+  donar_call_address_to_string_versioned (DONAR_CALL_ADDRESS_VERSION, \
+      (address))
 /* Frees the strings and erases the secret and the key. */
 DONAR_API
-void donar_call_address_clear (DonarCallAddress * address);
+void donar_call_address_clear_versioned (gint address_version,
+    DonarCallAddress * address);
+#define donar_call_address_clear(address) \
+  donar_call_address_clear_versioned (DONAR_CALL_ADDRESS_VERSION, (address))
 
 /* The elements' donar:// URI (docs/elements.md, "The donar:// URI"): a
  * call address, or the callee form
@@ -68,16 +86,25 @@ typedef struct
   gchar **values;
 } DonarCallUri;
 
+/* An unknown version is DONAR_CALL_ADDRESS_ERROR_SYNTAX. */
 DONAR_API
-gboolean donar_call_uri_parse (const gchar * text, DonarCallUri * uri,
-    GError ** error);
+gboolean donar_call_uri_parse_versioned (const gchar * text,
+    gint uri_version, DonarCallUri * uri, GError ** error);
+#define donar_call_uri_parse(text, uri, error) \
+  donar_call_uri_parse_versioned ((text), DONAR_CALL_URI_VERSION, (uri), \
+      (error))
 /* The URI of uri's callee, address and settings, the values
- * percent-encoded where they need it. */
+ * percent-encoded where they need it; NULL for an unknown version. */
 DONAR_API
-gchar *donar_call_uri_to_string (const DonarCallUri * uri);
+gchar *donar_call_uri_to_string_versioned (gint uri_version,
+    const DonarCallUri * uri);
+#define donar_call_uri_to_string(uri) \
+  donar_call_uri_to_string_versioned (DONAR_CALL_URI_VERSION, (uri))
 /* Frees the strings, the address wiped. */
 DONAR_API
-void donar_call_uri_clear (DonarCallUri * uri);
+void donar_call_uri_clear_versioned (gint uri_version, DonarCallUri * uri);
+#define donar_call_uri_clear(uri) \
+  donar_call_uri_clear_versioned (DONAR_CALL_URI_VERSION, (uri))
 
 G_END_DECLS
 

@@ -2,6 +2,7 @@
  * glue between the session and the links. */
 #include "donar-link-engine-private.h"
 #include "donar-link-sigpipe.h"
+#include "donar-versioned.h"
 
 #include <event2/thread.h>
 #include <string.h>
@@ -55,9 +56,15 @@ donar_link_event_type_to_string (DonarLinkEventType type)
   return "unknown";
 }
 
-void
-donar_link_engine_settings_init (DonarLinkEngineSettings * settings,
-    DonarRole role)
+DONAR_VERSIONED_DEFINE (settings_versions, DonarLinkEngineSettings,
+    sizeof (DonarLinkEngineSettings));
+DONAR_VERSIONED_DEFINE (stats_versions, DonarLinkEngineStats,
+    sizeof (DonarLinkEngineStats));
+DONAR_VERSIONED_DEFINE (link_stats_versions, DonarLinkEngineLinkStats,
+    sizeof (DonarLinkEngineLinkStats));
+
+static void
+settings_init (DonarLinkEngineSettings * settings, DonarRole role)
 {
   memset (settings, 0, sizeof *settings);
   settings->role = role;
@@ -79,14 +86,51 @@ donar_link_engine_settings_init (DonarLinkEngineSettings * settings,
   settings->max_pending_connections = 64;
 }
 
-void
-donar_link_engine_settings_clear (DonarLinkEngineSettings * settings)
+static void
+settings_clear (DonarLinkEngineSettings * settings)
 {
   g_clear_pointer (&settings->peer_host, g_free);
   g_clear_pointer (&settings->socks_host, g_free);
   g_clear_pointer (&settings->socks_path, g_free);
   explicit_bzero (settings->secret, sizeof settings->secret);
   settings->secret_length = 0;
+}
+
+void
+donar_link_engine_settings_init_versioned (gint settings_version,
+    DonarLinkEngineSettings * settings, DonarRole role)
+{
+  DonarLinkEngineSettings latest;
+
+  settings_init (&latest, role);
+  donar_versioned_init (&settings_versions, settings_version, &latest,
+      settings, (GDestroyNotify) settings_clear);
+}
+
+/* The caller's settings of its version, what that version lacks at its
+ * default: a shallow copy, the strings still the caller's. */
+static gboolean
+settings_from_versioned (gint settings_version,
+    const DonarLinkEngineSettings * settings, DonarLinkEngineSettings * latest)
+{
+  settings_init (latest, DONAR_ROLE_CALLER);
+  /* Every string is in version 1, so the caller's replace these. */
+  settings_clear (latest);
+  return donar_versioned_copy (&settings_versions, settings_version,
+      settings, latest);
+}
+
+void
+donar_link_engine_settings_clear_versioned (gint settings_version,
+    DonarLinkEngineSettings * settings)
+{
+  DonarLinkEngineSettings latest;
+
+  if (!settings_from_versioned (settings_version, settings, &latest))
+    return;
+  settings_clear (&latest);
+  donar_versioned_copy (&settings_versions, settings_version, &latest,
+      settings);
 }
 
 static void
@@ -485,8 +529,8 @@ use_libevent_threads_once (void)
   }
 }
 
-DonarLinkEngine *
-donar_link_engine_new (const DonarLinkEngineSettings * settings,
+static DonarLinkEngine *
+engine_new (const DonarLinkEngineSettings * settings,
     DonarLinkEventFunc on_event, gpointer user_data, GError ** error)
 {
   DonarLinkEngine *engine;
@@ -546,6 +590,24 @@ donar_link_engine_new (const DonarLinkEngineSettings * settings,
   evtimer_add (engine->tick_event, &tick);
   for (guint i = 0; i < DONAR_MAX_LINKS; i++)
     donar_link_init (&engine->links[i], engine, i);
+  return engine;
+}
+
+DonarLinkEngine *
+donar_link_engine_new_versioned (gint settings_version,
+    const DonarLinkEngineSettings * settings, DonarLinkEventFunc on_event,
+    gpointer user_data, GError ** error)
+{
+  DonarLinkEngineSettings latest;
+  DonarLinkEngine *engine;
+
+  if (!donar_versioned_known (&settings_versions, settings_version,
+          DONAR_LINK_ENGINE_ERROR, DONAR_LINK_ENGINE_ERROR_SETTINGS, error) ||
+      !settings_from_versioned (settings_version, settings, &latest))
+    return NULL;
+  engine = engine_new (&latest, on_event, user_data, error);
+  /* The copy held the call secret too. */
+  explicit_bzero (latest.secret, sizeof latest.secret);
   return engine;
 }
 
@@ -794,9 +856,8 @@ donar_link_engine_set_flushing (DonarLinkEngine * engine, gboolean flushing)
   donar_link_engine_kick (engine);
 }
 
-void
-donar_link_engine_get_stats (DonarLinkEngine * engine,
-    DonarLinkEngineStats * stats)
+static void
+get_stats (DonarLinkEngine * engine, DonarLinkEngineStats * stats)
 {
   memset (stats, 0, sizeof *stats);
   g_mutex_lock (&engine->lock);
@@ -818,8 +879,18 @@ donar_link_engine_get_stats (DonarLinkEngine * engine,
   g_mutex_unlock (&engine->lock);
 }
 
-gboolean
-donar_link_engine_get_link_stats (DonarLinkEngine * engine, guint index,
+void
+donar_link_engine_get_stats_versioned (DonarLinkEngine * engine,
+    gint stats_version, DonarLinkEngineStats * stats)
+{
+  DonarLinkEngineStats latest;
+
+  get_stats (engine, &latest);
+  donar_versioned_copy (&stats_versions, stats_version, &latest, stats);
+}
+
+static gboolean
+get_link_stats (DonarLinkEngine * engine, guint index,
     DonarLinkEngineLinkStats * stats)
 {
   DonarLink *link;
@@ -838,6 +909,17 @@ donar_link_engine_get_link_stats (DonarLinkEngine * engine, guint index,
   g_strlcpy (stats->last_error, link->last_error, sizeof stats->last_error);
   g_mutex_unlock (&engine->lock);
   return TRUE;
+}
+
+gboolean
+donar_link_engine_get_link_stats_versioned (DonarLinkEngine * engine,
+    guint link, gint stats_version, DonarLinkEngineLinkStats * stats)
+{
+  DonarLinkEngineLinkStats latest;
+
+  return get_link_stats (engine, link, &latest) &&
+      donar_versioned_copy (&link_stats_versions, stats_version, &latest,
+      stats);
 }
 
 const gchar *

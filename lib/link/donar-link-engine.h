@@ -96,12 +96,26 @@ typedef struct
 /* settings_init ()'s peer_timeout_us, the elements' peer-timeout. */
 #define DONAR_LINK_ENGINE_DEFAULT_PEER_TIMEOUT_US (60 * G_TIME_SPAN_SECOND)
 
+/* The versions of the engine's structs a program allocates (donar.h,
+ * DONAR_CONFIG_VERSION).  Each holds one of donar.h's by value, so it
+ * takes a new version whenever that one grows. */
+#define DONAR_LINK_ENGINE_SETTINGS_VERSION 1
+#define DONAR_LINK_ENGINE_STATS_VERSION 1
+#define DONAR_LINK_ENGINE_LINK_STATS_VERSION 1
+
 /* Fills in the defaults of a role (docs/link-engine.md). */
 DONAR_API
-void donar_link_engine_settings_init (DonarLinkEngineSettings * settings,
-    DonarRole role);
+void donar_link_engine_settings_init_versioned (gint settings_version,
+    DonarLinkEngineSettings * settings, DonarRole role);
+#define donar_link_engine_settings_init(settings, role) \
+  donar_link_engine_settings_init_versioned \
+      (DONAR_LINK_ENGINE_SETTINGS_VERSION, (settings), (role))
 DONAR_API
-void donar_link_engine_settings_clear (DonarLinkEngineSettings * settings);
+void donar_link_engine_settings_clear_versioned (gint settings_version,
+    DonarLinkEngineSettings * settings);
+#define donar_link_engine_settings_clear(settings) \
+  donar_link_engine_settings_clear_versioned \
+      (DONAR_LINK_ENGINE_SETTINGS_VERSION, (settings))
 
 typedef enum
 {
@@ -182,10 +196,14 @@ typedef struct
 
 typedef struct _DonarLinkEngine DonarLinkEngine;
 
+/* An unknown version is DONAR_LINK_ENGINE_ERROR_SETTINGS. */
 DONAR_API
-DonarLinkEngine *donar_link_engine_new (const DonarLinkEngineSettings *
-    settings, DonarLinkEventFunc on_event, gpointer user_data,
-    GError ** error);
+DonarLinkEngine *donar_link_engine_new_versioned (gint settings_version,
+    const DonarLinkEngineSettings * settings, DonarLinkEventFunc on_event,
+    gpointer user_data, GError ** error);
+#define donar_link_engine_new(settings, on_event, user_data, error) \
+  donar_link_engine_new_versioned (DONAR_LINK_ENGINE_SETTINGS_VERSION, \
+      (settings), (on_event), (user_data), (error))
 /* Binds (callee) or starts dialing (caller) and starts the thread. */
 DONAR_API
 gboolean donar_link_engine_start (DonarLinkEngine * engine, GError ** error);
@@ -221,11 +239,19 @@ void donar_link_engine_set_flushing (DonarLinkEngine * engine,
     gboolean flushing);
 
 DONAR_API
-void donar_link_engine_get_stats (DonarLinkEngine * engine,
-    DonarLinkEngineStats * stats);
+void donar_link_engine_get_stats_versioned (DonarLinkEngine * engine,
+    gint stats_version, DonarLinkEngineStats * stats);
+#define donar_link_engine_get_stats(engine, stats) \
+  donar_link_engine_get_stats_versioned ((engine), \
+      DONAR_LINK_ENGINE_STATS_VERSION, (stats))
+/* FALSE for a link the call does not have, or an unknown version. */
 DONAR_API
-gboolean donar_link_engine_get_link_stats (DonarLinkEngine * engine,
-    guint link, DonarLinkEngineLinkStats * stats);
+gboolean donar_link_engine_get_link_stats_versioned (DonarLinkEngine *
+    engine, guint link, gint stats_version,
+    DonarLinkEngineLinkStats * stats);
+#define donar_link_engine_get_link_stats(engine, link, stats) \
+  donar_link_engine_get_link_stats_versioned ((engine), (link), \
+      DONAR_LINK_ENGINE_LINK_STATS_VERSION, (stats))
 /* Caller: the short name of the most likely reason why no link is up
  * (donar-link-failure.h: "descriptor-not-found", "wrong-secret", ...),
  * "none" when no dial has failed, and its explanation for a person in

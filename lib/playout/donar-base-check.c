@@ -1,9 +1,13 @@
 /* The plausibility check of a base delay against the observed delays;
  * donar-base-check.h says why the rule is a majority past the deadline. */
 #include "donar-base-check.h"
+#include "donar-versioned.h"
 
-void
-donar_base_check (const DonarPlayout * playout, gint64 base_delay_us,
+DONAR_VERSIONED_DEFINE (check_versions, DonarBaseCheck,
+    sizeof (DonarBaseCheck));
+
+static void
+base_check (const DonarPlayout * playout, gint64 base_delay_us,
     DonarBaseCheck * check)
 {
   DonarPlayoutConfig config;
@@ -27,4 +31,14 @@ donar_base_check (const DonarPlayout * playout, gint64 base_delay_us,
       config.deadline_us - base_delay_us);
   check->verdict = 2 * (guint64) check->past_deadline > check->frames ?
       DONAR_BASE_CHECK_CONTRADICTED : DONAR_BASE_CHECK_AGREES;
+}
+
+void
+donar_base_check_versioned (const DonarPlayout * playout,
+    gint64 base_delay_us, gint check_version, DonarBaseCheck * check)
+{
+  DonarBaseCheck latest;
+
+  base_check (playout, base_delay_us, &latest);
+  donar_versioned_copy (&check_versions, check_version, &latest, check);
 }

@@ -43,11 +43,17 @@ typedef struct
   guint past_deadline;          /* of those, past the deadline with B */
 } DonarBaseCheck;
 
+/* The version of DonarBaseCheck (donar.h, DONAR_CONFIG_VERSION). */
+#define DONAR_BASE_CHECK_VERSION 1
+
 /* Judges base_delay_us (>= 0) against the window of playout and its
  * deadline (a deadline of 0 uses no base delay: it always agrees). */
 DONAR_API
-void donar_base_check (const DonarPlayout * playout, gint64 base_delay_us,
-    DonarBaseCheck * check);
+void donar_base_check_versioned (const DonarPlayout * playout,
+    gint64 base_delay_us, gint check_version, DonarBaseCheck * check);
+#define donar_base_check(playout, base_delay_us, check) \
+  donar_base_check_versioned ((playout), (base_delay_us), \
+      DONAR_BASE_CHECK_VERSION, (check))
 
 G_END_DECLS
 

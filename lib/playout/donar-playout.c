@@ -2,6 +2,7 @@
  * one-way delays, a margin, fast growth and slow shrinking, bounds.
  * docs/jitterbuffer.md describes the algorithm and its constants. */
 #include "donar-playout.h"
+#include "donar-versioned.h"
 
 #include <string.h>
 
@@ -55,8 +56,13 @@ struct _DonarPlayout
   guint64 frames, late;
 };
 
-void
-donar_playout_config_init (DonarPlayoutConfig * config)
+DONAR_VERSIONED_DEFINE (config_versions, DonarPlayoutConfig,
+    sizeof (DonarPlayoutConfig));
+DONAR_VERSIONED_DEFINE (stats_versions, DonarPlayoutStats,
+    sizeof (DonarPlayoutStats));
+
+static void
+config_init (DonarPlayoutConfig * config)
 {
   config->share = DONAR_PLAYOUT_DEFAULT_SHARE;
   config->window_us = DONAR_PLAYOUT_DEFAULT_WINDOW_US;
@@ -69,14 +75,31 @@ donar_playout_config_init (DonarPlayoutConfig * config)
   config->max_samples = DONAR_PLAYOUT_DEFAULT_MAX_SAMPLES;
 }
 
-gboolean
-donar_playout_config_is_valid (const DonarPlayoutConfig * config)
+void
+donar_playout_config_init_versioned (gint config_version,
+    DonarPlayoutConfig * config)
+{
+  donar_versioned_defaults (&config_versions, config_version, config,
+      (DonarVersionedDefaults) config_init);
+}
+
+static gboolean
+config_is_valid (const DonarPlayoutConfig * config)
 {
   return config->share > 0.0 && config->share <= 1.0 &&
       config->window_us > 0 && config->margin_us >= 0 &&
       config->shrink_us_per_s >= 0 && config->min_us >= 0 &&
       config->max_us >= config->min_us && config->deadline_us >= 0 &&
       config->base_window_us >= 0 && config->max_samples > 0;
+}
+
+gboolean
+donar_playout_config_is_valid_versioned (gint config_version,
+    const DonarPlayoutConfig * config)
+{
+  return donar_versioned_is_valid (&config_versions, config_version, config,
+      (DonarVersionedDefaults) config_init,
+      (gboolean (*)(gconstpointer)) config_is_valid);
 }
 
 static void
@@ -127,16 +150,21 @@ apply_config (DonarPlayout * p, const DonarPlayoutConfig * config)
 }
 
 DonarPlayout *
-donar_playout_new (const DonarPlayoutConfig * config)
+donar_playout_new_versioned (gint config_version,
+    const DonarPlayoutConfig * config)
 {
+  DonarPlayoutConfig latest;
   DonarPlayout *p;
 
   g_return_val_if_fail (config != NULL, NULL);
-  g_return_val_if_fail (donar_playout_config_is_valid (config), NULL);
+  if (!donar_versioned_over_defaults (&config_versions, config_version,
+          config, &latest, (DonarVersionedDefaults) config_init))
+    return NULL;
+  g_return_val_if_fail (config_is_valid (&latest), NULL);
 
   p = g_new0 (DonarPlayout, 1);
   p->base_delay_us = DONAR_PLAYOUT_UNKNOWN;
-  apply_config (p, config);
+  apply_config (p, &latest);
   return p;
 }
 
@@ -167,16 +195,23 @@ donar_playout_reset (DonarPlayout * p)
 }
 
 void
-donar_playout_set_config (DonarPlayout * p, const DonarPlayoutConfig * config)
+donar_playout_set_config_versioned (DonarPlayout * p, gint config_version,
+    const DonarPlayoutConfig * config)
 {
-  g_return_if_fail (donar_playout_config_is_valid (config));
-  apply_config (p, config);
+  DonarPlayoutConfig latest;
+
+  if (!donar_versioned_over_defaults (&config_versions, config_version,
+          config, &latest, (DonarVersionedDefaults) config_init))
+    return;
+  g_return_if_fail (config_is_valid (&latest));
+  apply_config (p, &latest);
 }
 
 void
-donar_playout_get_config (const DonarPlayout * p, DonarPlayoutConfig * config)
+donar_playout_get_config_versioned (const DonarPlayout * p,
+    gint config_version, DonarPlayoutConfig * config)
 {
-  *config = p->config;
+  donar_versioned_copy (&config_versions, config_version, &p->config, config);
 }
 
 void
@@ -415,8 +450,8 @@ donar_playout_get_target (const DonarPlayout * p)
   return p->started ? p->offset_us - p->base_us : p->config.min_us;
 }
 
-void
-donar_playout_get_stats (const DonarPlayout * p, DonarPlayoutStats * stats)
+static void
+get_stats (const DonarPlayout * p, DonarPlayoutStats * stats)
 {
   memset (stats, 0, sizeof *stats);
   stats->frames = p->frames;
@@ -427,6 +462,16 @@ donar_playout_get_stats (const DonarPlayout * p, DonarPlayoutStats * stats)
   stats->quantile_us = p->started ? p->quantile_us : 0;
   stats->window_frames = p->n_samples;
   stats->limited = p->limited;
+}
+
+void
+donar_playout_get_stats_versioned (const DonarPlayout * p,
+    gint stats_version, DonarPlayoutStats * stats)
+{
+  DonarPlayoutStats latest;
+
+  get_stats (p, &latest);
+  donar_versioned_copy (&stats_versions, stats_version, &latest, stats);
 }
 
 guint

@@ -83,15 +83,31 @@ typedef struct
 
 typedef struct _DonarPlayout DonarPlayout;
 
-DONAR_API
-void donar_playout_config_init (DonarPlayoutConfig * config);
-/* FALSE if a field is out of range (share outside (0, 1], negative times,
- * min > max, no samples). */
-DONAR_API
-gboolean donar_playout_config_is_valid (const DonarPlayoutConfig * config);
+/* The versions of the structs a program allocates (donar.h,
+ * DONAR_CONFIG_VERSION, says how they grow). */
+#define DONAR_PLAYOUT_CONFIG_VERSION 1
+#define DONAR_PLAYOUT_STATS_VERSION 1
 
 DONAR_API
-DonarPlayout *donar_playout_new (const DonarPlayoutConfig * config);
+void donar_playout_config_init_versioned (gint config_version,
+    DonarPlayoutConfig * config);
+#define donar_playout_config_init(config) \
+  donar_playout_config_init_versioned (DONAR_PLAYOUT_CONFIG_VERSION, \
+      (config))
+/* FALSE if a field is out of range (share outside (0, 1], negative times,
+ * min > max, no samples), or the version is unknown. */
+DONAR_API
+gboolean donar_playout_config_is_valid_versioned (gint config_version,
+    const DonarPlayoutConfig * config);
+#define donar_playout_config_is_valid(config) \
+  donar_playout_config_is_valid_versioned (DONAR_PLAYOUT_CONFIG_VERSION, \
+      (config))
+
+DONAR_API
+DonarPlayout *donar_playout_new_versioned (gint config_version,
+    const DonarPlayoutConfig * config);
+#define donar_playout_new(config) \
+  donar_playout_new_versioned (DONAR_PLAYOUT_CONFIG_VERSION, (config))
 DONAR_API
 void donar_playout_free (DonarPlayout * playout);
 /* Forget every frame (a new stream); keeps the config and base delay. */
@@ -99,11 +115,17 @@ DONAR_API
 void donar_playout_reset (DonarPlayout * playout);
 /* Takes effect at the next frame; the frames in the window are kept. */
 DONAR_API
-void donar_playout_set_config (DonarPlayout * playout,
-    const DonarPlayoutConfig * config);
+void donar_playout_set_config_versioned (DonarPlayout * playout,
+    gint config_version, const DonarPlayoutConfig * config);
+#define donar_playout_set_config(playout, config) \
+  donar_playout_set_config_versioned ((playout), \
+      DONAR_PLAYOUT_CONFIG_VERSION, (config))
 DONAR_API
-void donar_playout_get_config (const DonarPlayout * playout,
-    DonarPlayoutConfig * config);
+void donar_playout_get_config_versioned (const DonarPlayout * playout,
+    gint config_version, DonarPlayoutConfig * config);
+#define donar_playout_get_config(playout, config) \
+  donar_playout_get_config_versioned ((playout), \
+      DONAR_PLAYOUT_CONFIG_VERSION, (config))
 
 /* The absolute one-way delay of the base (the fastest recent frames), if the
  * caller knows it, e.g. half the round-trip time of the path, or 0 when
@@ -135,8 +157,11 @@ gboolean donar_playout_get_offset (const DonarPlayout * playout,
 DONAR_API
 gint64 donar_playout_get_target (const DonarPlayout * playout);
 DONAR_API
-void donar_playout_get_stats (const DonarPlayout * playout,
-    DonarPlayoutStats * stats);
+void donar_playout_get_stats_versioned (const DonarPlayout * playout,
+    gint stats_version, DonarPlayoutStats * stats);
+#define donar_playout_get_stats(playout, stats) \
+  donar_playout_get_stats_versioned ((playout), \
+      DONAR_PLAYOUT_STATS_VERSION, (stats))
 /* How many frames of the window were more than above_base_us slower than
  * the base (their delay - base > above_base_us); 0 before the first. */
 DONAR_API

@@ -1,5 +1,6 @@
 /* The live quality estimate (donar-quality.h). */
 #include "donar-quality.h"
+#include "donar-versioned.h"
 
 #include <math.h>
 #include <string.h>
@@ -128,8 +129,13 @@ donar_quality_rating_name (DonarQualityRating rating)
   }
 }
 
-void
-donar_quality_config_init (DonarQualityConfig * config)
+DONAR_VERSIONED_DEFINE (config_versions, DonarQualityConfig,
+    sizeof (DonarQualityConfig));
+DONAR_VERSIONED_DEFINE (report_versions, DonarQualityReport,
+    sizeof (DonarQualityReport));
+
+static void
+config_init (DonarQualityConfig * config)
 {
   config->window_us = DONAR_QUALITY_DEFAULT_WINDOW_US;
   config->interval_us = DONAR_QUALITY_DEFAULT_INTERVAL_US;
@@ -138,22 +144,44 @@ donar_quality_config_init (DonarQualityConfig * config)
   config->burst_r = 1.0;
 }
 
-gboolean
-donar_quality_config_is_valid (const DonarQualityConfig * config)
+void
+donar_quality_config_init_versioned (gint config_version,
+    DonarQualityConfig * config)
+{
+  donar_versioned_defaults (&config_versions, config_version, config,
+      (DonarVersionedDefaults) config_init);
+}
+
+static gboolean
+config_is_valid (const DonarQualityConfig * config)
 {
   return config->window_us > 0 && config->interval_us > 0 &&
       config->ie >= 0 && config->ie <= 95 && config->bpl > 0 &&
       config->burst_r >= 1.0;
 }
 
-DonarQuality *
-donar_quality_new (const DonarQualityConfig * config)
+gboolean
+donar_quality_config_is_valid_versioned (gint config_version,
+    const DonarQualityConfig * config)
 {
+  return donar_versioned_is_valid (&config_versions, config_version, config,
+      (DonarVersionedDefaults) config_init,
+      (gboolean (*)(gconstpointer)) config_is_valid);
+}
+
+DonarQuality *
+donar_quality_new_versioned (gint config_version,
+    const DonarQualityConfig * config)
+{
+  DonarQualityConfig latest;
   DonarQuality *q;
 
-  g_return_val_if_fail (donar_quality_config_is_valid (config), NULL);
+  if (!donar_versioned_over_defaults (&config_versions, config_version,
+          config, &latest, (DonarVersionedDefaults) config_init))
+    return NULL;
+  g_return_val_if_fail (config_is_valid (&latest), NULL);
   q = g_new0 (DonarQuality, 1);
-  q->config = *config;
+  q->config = latest;
   g_queue_init (&q->frames);
   donar_quality_reset (q);
   return q;
@@ -234,13 +262,16 @@ donar_quality_get_expiry (const DonarQuality * quality)
 }
 
 gboolean
-donar_quality_handle_expiry (DonarQuality * quality, gint64 now_us,
-    DonarQualityReport * report)
+donar_quality_handle_expiry_versioned (DonarQuality * quality,
+    gint64 now_us, gint report_version, DonarQualityReport * report)
 {
   const DonarQualityConfig *c = &quality->config;
   DonarQualityReport *r = &quality->last;
   guint n, unplayed;
 
+  /* Checked first: the window moves on only when the report can go out. */
+  if (report && donar_versioned_size (&report_versions, report_version) == 0)
+    return FALSE;
   if (now_us < quality->expiry_us)
     return FALSE;
   /* The next an interval on from the one due, on the same beat, without
@@ -271,16 +302,14 @@ donar_quality_handle_expiry (DonarQuality * quality, gint64 now_us,
   r->time_us = now_us;
   quality->have_last = TRUE;
   if (report)
-    *report = *r;
+    donar_versioned_copy (&report_versions, report_version, r, report);
   return TRUE;
 }
 
 gboolean
-donar_quality_get_last (const DonarQuality * quality,
-    DonarQualityReport * report)
+donar_quality_get_last_versioned (const DonarQuality * quality,
+    gint report_version, DonarQualityReport * report)
 {
-  if (!quality->have_last)
-    return FALSE;
-  *report = quality->last;
-  return TRUE;
+  return quality->have_last && donar_versioned_copy (&report_versions,
+      report_version, &quality->last, report);
 }

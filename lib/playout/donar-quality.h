@@ -99,15 +99,31 @@ DonarQualityRating donar_quality_rating (gdouble r);
 DONAR_API
 const gchar *donar_quality_rating_name (DonarQualityRating rating);
 
-DONAR_API
-void donar_quality_config_init (DonarQualityConfig * config);
-/* FALSE for a window or interval not above 0, Ie outside [0, 95], Bpl not
- * above 0, BurstR below 1. */
-DONAR_API
-gboolean donar_quality_config_is_valid (const DonarQualityConfig * config);
+/* The versions of the structs a program allocates (donar.h,
+ * DONAR_CONFIG_VERSION, says how they grow). */
+#define DONAR_QUALITY_CONFIG_VERSION 1
+#define DONAR_QUALITY_REPORT_VERSION 1
 
 DONAR_API
-DonarQuality *donar_quality_new (const DonarQualityConfig * config);
+void donar_quality_config_init_versioned (gint config_version,
+    DonarQualityConfig * config);
+#define donar_quality_config_init(config) \
+  donar_quality_config_init_versioned (DONAR_QUALITY_CONFIG_VERSION, \
+      (config))
+/* FALSE for a window or interval not above 0, Ie outside [0, 95], Bpl not
+ * above 0, BurstR below 1, or an unknown version. */
+DONAR_API
+gboolean donar_quality_config_is_valid_versioned (gint config_version,
+    const DonarQualityConfig * config);
+#define donar_quality_config_is_valid(config) \
+  donar_quality_config_is_valid_versioned (DONAR_QUALITY_CONFIG_VERSION, \
+      (config))
+
+DONAR_API
+DonarQuality *donar_quality_new_versioned (gint config_version,
+    const DonarQualityConfig * config);
+#define donar_quality_new(config) \
+  donar_quality_new_versioned (DONAR_QUALITY_CONFIG_VERSION, (config))
 DONAR_API
 void donar_quality_free (DonarQuality * quality);
 /* Forget every frame and report (a new stream). */
@@ -132,12 +148,18 @@ gint64 donar_quality_get_expiry (const DonarQuality * quality);
  * interval later.  FALSE before the expiry, or if the window holds no
  * frame (then the next is an interval later too). */
 DONAR_API
-gboolean donar_quality_handle_expiry (DonarQuality * quality, gint64 now_us,
-    DonarQualityReport * report);
+gboolean donar_quality_handle_expiry_versioned (DonarQuality * quality,
+    gint64 now_us, gint report_version, DonarQualityReport * report);
+#define donar_quality_handle_expiry(quality, now_us, report) \
+  donar_quality_handle_expiry_versioned ((quality), (now_us), \
+      DONAR_QUALITY_REPORT_VERSION, (report))
 /* The latest report; FALSE if none yet. */
 DONAR_API
-gboolean donar_quality_get_last (const DonarQuality * quality,
-    DonarQualityReport * report);
+gboolean donar_quality_get_last_versioned (const DonarQuality * quality,
+    gint report_version, DonarQualityReport * report);
+#define donar_quality_get_last(quality, report) \
+  donar_quality_get_last_versioned ((quality), \
+      DONAR_QUALITY_REPORT_VERSION, (report))
 
 G_END_DECLS
 

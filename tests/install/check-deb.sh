@@ -7,7 +7,7 @@
 set -euo pipefail
 dir=$(cd "$1" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-packages=(libdonar-1.0-0 libdonar-1.0-dev gstreamer1.0-donar donar-tools)
+packages=(libdonar-1.0-1 libdonar-1.0-dev gstreamer1.0-donar donar-tools)
 sudo=""
 [ "$(id -u)" = 0 ] || sudo="sudo"
 

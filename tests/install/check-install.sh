@@ -28,7 +28,7 @@ DESTDIR=$dest $MESON install -C "$build" --no-rebuild --quiet ||
   fail "meson install"
 lib=$dest$libdir
 plugins=$lib/gstreamer-1.0
-for f in "$lib/libdonar-1.0.so.0" "$lib/pkgconfig/donar-1.0.pc" \
+for f in "$lib/libdonar-1.0.so.1" "$lib/pkgconfig/donar-1.0.pc" \
     "$dest$prefix/include/donar-1.0/donar.h" "$plugins/libgstdonar.so" \
     "$dest$bindir/donar-call"; do
   [ -e "$f" ] || fail "$f is not installed"
@@ -68,7 +68,7 @@ echo "ok: each of the ${#headers[@]} installed headers compiles by itself"
 export LD_LIBRARY_PATH=$lib
 # (Not `ldd | grep -q`: grep's early exit fails ldd, and pipefail the test.)
 ldd "$work/donar-example" > "$work/ldd.txt"
-grep -q "$lib/libdonar-1.0.so.0" "$work/ldd.txt" ||
+grep -q "$lib/libdonar-1.0.so.1" "$work/ldd.txt" ||
   fail "the example does not load the installed libdonar"
 "$work/donar-example" || fail "the example failed"
 
