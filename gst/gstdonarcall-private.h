@@ -1,17 +1,7 @@
-/* What the files of the call object share, and no element: the call
- * itself and the functions one file gives the others.  The elements see
- * only gstdonarcall.h.
- *
- * gstdonarcall.c: the call's life (its setup thread, the engine's events,
- *   an element's start, stop and PLAYING);
- * gstdonarcallsettings.c: the call properties, the settings and the
- *   options a call is made with;
- * gstdonarcallmessages.c: the bus messages, queued under the call's lock
- *   (gstdonarcallposts.c posts them once it is released);
- * gstdonarcallregistry.c: the calls shared by name, and their references;
- * gstdonarcallstats.c: the stats and the stats thread;
- * gstdonarcallactions.c: what the application does to a call: accept,
- *   reject, hang up. */
+/* What the files of the call object (gst/README.md) share, kept from the
+ * elements, which see only gstdonarcall.h: the call itself, whose fields
+ * are under its lock or registry_lock, and the functions one file gives
+ * the others. */
 #ifndef __GST_DONAR_CALL_PRIVATE_H__
 #define __GST_DONAR_CALL_PRIVATE_H__
 
