@@ -144,10 +144,10 @@ donar_link_engine_end (DonarLinkEngine * engine, DonarByeReason reason,
   gboolean flushed;
 
   g_return_val_if_fail (engine != NULL, FALSE);
-  if (!engine->started || engine->stopped)
+  if (!engine->started)
     return FALSE;
   g_mutex_lock (&engine->lock);
-  if (engine->end != DONAR_LINK_END_NONE) {
+  if (engine->stopped || engine->end != DONAR_LINK_END_NONE) {
     g_mutex_unlock (&engine->lock);
     return FALSE;
   }

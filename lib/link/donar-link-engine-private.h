@@ -118,7 +118,7 @@ struct _DonarLinkEngine
   guint16 listen_port;
   GThread *thread;
   gboolean started;
-  gboolean stopped;
+  gboolean stopped;             /* written under lock, by stop () only */
   guint32 call_nonce;
   GRand *rand;
 

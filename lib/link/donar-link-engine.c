@@ -970,7 +970,11 @@ donar_link_engine_stop (DonarLinkEngine * engine)
 {
   if (engine == NULL || engine->stopped)
     return;
+  /* Under the lock: the loop thread reads it as a link closes (no redial)
+   * and as a connection comes (refused). */
+  g_mutex_lock (&engine->lock);
   engine->stopped = TRUE;
+  g_mutex_unlock (&engine->lock);
   donar_link_engine_set_flushing (engine, TRUE);
   g_mutex_lock (&engine->loop_lock);
   engine->loop_quit = TRUE;
