@@ -127,6 +127,17 @@ case "${1:-run}" in
       UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
       meson test -C build-sanitize --suite unit --suite elements \
       --print-errorlogs
+    # ThreadSanitizer over the link engine, the library's threads: only
+    # what its test needs is built.  Our GLib locks are told to TSan
+    # (tests/sanitizers/tsan-glib.h); GLib's own handoffs are suppressed
+    # (tsan.supp).  The elements are not run: GStreamer's handoffs are not
+    # seen either (docs/link-engine.md, "ThreadSanitizer").
+    if [ ! -f build-tsan/build.ninja ]; then
+      meson setup build-tsan -Db_sanitize=thread -Db_lundef=false
+    fi
+    ninja -C build-tsan tests/link/test-link-engine
+    TSAN_OPTIONS=suppressions="$PWD/tests/sanitizers/tsan.supp" \
+      meson test -C build-tsan --no-rebuild link-engine --print-errorlogs
     # The Debian packages built, installed, used as a user would (the
     # plugin found by GStreamer alone, a program built through
     # pkg-config), then removed.
