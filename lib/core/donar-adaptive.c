@@ -404,12 +404,14 @@ some_unheard (const DonarLinkView * views, guint32 up)
   return FALSE;
 }
 
-/* Of candidates (not 0), the link whose opening took the least round
- * trip, or -1 where no opening has been answered. */
-static gint
-fastest_opening (const DonarDelays * delays, guint32 candidates)
+/* Of candidates, the links whose opening took the least round trip (all
+ * tied at it); 0 where no opening has been answered.  Openings that tell
+ * no link apart (an emulation whose openings take no time) leave the
+ * choice to the caller's round. */
+static guint32
+fastest_openings (const DonarDelays * delays, guint32 candidates)
 {
-  gint fastest = -1;
+  guint32 fastest = 0;
   gint64 least = DONAR_DELAY_UNKNOWN;
 
   for (; candidates; candidates &= candidates - 1) {
@@ -418,8 +420,10 @@ fastest_opening (const DonarDelays * delays, guint32 candidates)
 
     if (rtt < least) {
       least = rtt;
-      fastest = link;
+      fastest = 0;
     }
+    if (rtt == least && rtt != DONAR_DELAY_UNKNOWN)
+      fastest |= 1u << link;
   }
   return fastest;
 }
@@ -438,8 +442,9 @@ fastest_opening (const DonarDelays * delays, guint32 candidates)
  * as pick_stalled does: the links of the other guards then carry every
  * other frame or its piggybacked copy, and their acknowledgements bring
  * the first round trip within one.  Its second copy, where the budget has
- * one, goes on the link whose opening was the fastest, the one likeliest
- * to deliver it in time while the first explores.  As far as the paths
+ * one, goes on the link whose opening was the fastest (of those tied,
+ * the one sent on the longest ago), the one likeliest to deliver it in
+ * time while the first explores.  As far as the paths
  * known allow, that link has no relay in common with the first: a guard
  * in a spike holds all the links through it, and the order the links
  * came up in may have put two of them side by side.  Both copies keep off
@@ -455,10 +460,9 @@ pick_blind (DonarAdaptive * adaptive, const DonarDelays * delays,
   while (n < 2 && candidates) {
     guint32 apart = n == 0 ? candidates :
         candidates & ~donar_paths_sharing (paths, links[0]);
-    gint fastest = n == 1 ? fastest_opening (delays,
-        apart ? apart : candidates) : -1;
-    guint link = fastest >= 0 ? (guint) fastest :
-        sent_longest_ago (groups, apart ? apart : candidates);
+    guint32 pool = apart ? apart : candidates;
+    guint32 fastest = n == 1 ? fastest_openings (delays, pool) : 0;
+    guint link = sent_longest_ago (groups, fastest ? fastest : pool);
 
     links[n++] = link;
     candidates &= ~(1u << link);

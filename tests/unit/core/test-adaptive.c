@@ -138,19 +138,13 @@ test_blind_copies_across_guards (void)
   g_rand_free (rand);
 }
 
-/* Six links, 0-2 behind guard a and 3-5 behind guard b; the openings of
- * links 4, 5 and 3 answered in 300, 350 and 500 ms, those of 0-2 not yet.
- * Worked out by hand: each frame's first copy rounds the links off the
- * previous frame's (0, then 1, then 2: links never used, lowest first);
- * its second goes behind the other guard, on the fastest opening there
- * that the previous frame did not use: 4, then 5 (4 carried frame 0),
- * then 4 again. */
+/* Six links, 0-2 behind guard a and 3-5 behind guard b, each link's
+ * opening answered in answered_ms (-1: not yet); three frames picked
+ * blind at budget 2 must go on expected's links. */
 static void
-test_blind_second_copy_on_fastest_opening (void)
+check_blind_picks (const gint64 answered_ms[6], const guint expected[3][2])
 {
   static const guint64 guard_a = 0xa, guard_b = 0xb;
-  static const guint expected[3][2] = { {0, 4}, {1, 5}, {2, 4} };
-  static const gint64 answered_ms[6] = { -1, -1, -1, 500, 300, 350 };
   DonarAdaptive adaptive;
   DonarDelays delays;
   DonarGroups groups;
@@ -168,9 +162,6 @@ test_blind_second_copy_on_fastest_opening (void)
     if (answered_ms[link] >= 0)
       donar_delays_on_opening_answered (&delays, link, answered_ms[link] * MS);
   }
-  g_assert_cmpint (donar_delays_opening_round_trip (&delays, 5), ==, 350 * MS);
-  g_assert_cmpint (donar_delays_opening_round_trip (&delays, 0), ==,
-      DONAR_DELAY_UNKNOWN);
   donar_adaptive_init (&adaptive, 2.0, 360 * MS);
   for (guint f = 0; f < 3; f++) {
     gint64 now = 600 * MS + (gint64) f * PERIOD;
@@ -186,6 +177,43 @@ test_blind_second_copy_on_fastest_opening (void)
     n_prev = n;
   }
   g_rand_free (rand);
+}
+
+/* Those six links; the openings of
+ * links 4, 5 and 3 answered in 300, 350 and 500 ms, those of 0-2 not yet.
+ * Worked out by hand: each frame's first copy rounds the links off the
+ * previous frame's (0, then 1, then 2: links never used, lowest first);
+ * its second goes behind the other guard, on the fastest opening there
+ * that the previous frame did not use: 4, then 5 (4 carried frame 0),
+ * then 4 again. */
+static void
+test_blind_second_copy_on_fastest_opening (void)
+{
+  static const guint expected[3][2] = { {0, 4}, {1, 5}, {2, 4} };
+  static const gint64 answered_ms[6] = { -1, -1, -1, 500, 300, 350 };
+  DonarDelays delays;
+
+  donar_delays_init (&delays, 6, PERIOD, 0);
+  donar_delays_on_opening_sent (&delays, 5, 0);
+  donar_delays_on_opening_answered (&delays, 5, 350 * MS);
+  g_assert_cmpint (donar_delays_opening_round_trip (&delays, 5), ==, 350 * MS);
+  g_assert_cmpint (donar_delays_opening_round_trip (&delays, 0), ==,
+      DONAR_DELAY_UNKNOWN);
+  check_blind_picks (answered_ms, expected);
+}
+
+/* The same six links, every opening answered in 250 ms (as in donar-sim,
+ * whose openings all take the same time): the openings tell no link apart,
+ * so the second copy goes round the links behind the other guard as the
+ * first does.  By hand: 3 (never used, lowest first), 4 (3 carried frame
+ * 0), then 5, never used, where the lowest tied link would have been 3. */
+static void
+test_blind_second_copy_tied_openings_go_round (void)
+{
+  static const guint expected[3][2] = { {0, 3}, {1, 4}, {2, 5} };
+  static const gint64 answered_ms[6] = { 250, 250, 250, 250, 250, 250 };
+
+  check_blind_picks (answered_ms, expected);
 }
 
 /* Four links with no relay known, 100 to 130 ms; the first 24 frames in
@@ -720,6 +748,8 @@ main (int argc, char **argv)
       test_blind_copies_across_guards);
   g_test_add_func ("/adaptive/blind-second-copy-on-fastest-opening",
       test_blind_second_copy_on_fastest_opening);
+  g_test_add_func ("/adaptive/blind-second-copy-tied-openings-go-round",
+      test_blind_second_copy_tied_openings_go_round);
   g_test_add_func ("/adaptive/spread-copies-across-relays",
       test_spread_copies_across_relays);
   g_test_add_func ("/adaptive/every-link-probed-at-budget-1",
