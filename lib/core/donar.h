@@ -142,8 +142,8 @@ typedef struct
    * have four links where the links up allow, as DOUBLE-SEND's schedule
    * gives them, rather than the best second link.  TRUE by default: over
    * real tor, links share fate through relays no end can see, and four
-   * links beat the best second link (docs/tornet.md, *A variant in
-   * pairs*). */
+   * links beat the best second link (docs/findings/tornet-evaluation.md,
+   * *A variant in pairs*). */
   gboolean spread_copies;
 } DonarConfig;
 

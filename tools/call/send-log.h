@@ -1,7 +1,7 @@
 /* donar-call --send-log FILE: for each of our frames, the links its
  * messages went on and whether the session knew no link to deliver in time
- * (docs/tornet.md): with the peer's frame log, which of a policy's choices
- * came late. */
+ * (docs/findings/tornet-evaluation.md): with the peer's frame log, which of
+ * a policy's choices came late. */
 #ifndef SEND_LOG_H
 #define SEND_LOG_H
 

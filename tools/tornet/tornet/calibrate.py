@@ -13,9 +13,9 @@ with 2 entry guards (NumEntryGuards 2, as the product launches its tor), so
 that every call has its own guards, as each user has, and every round new
 ones (--tors round: one pair for all the calls of a round, as before
 2026-11-27 21:50 UTC: its guards then carry every call of the round and
-their onions' descriptor uploads, docs/tornet.md). In a round, --long-calls
-5-minute calls run at once, and beside them --short-calls 30-second calls
-at a time, one after the other until the long ones end. Every call is
+their onions' descriptor uploads, docs/findings/tornet-lateness.md). In
+a round, --long-calls 5-minute calls run at once, and beside them
+--short-calls 30-second calls at a time, one after the other until the long ones end. Every call is
 donar-call with SIMPLE on one link (Fig. 3's single-link calls), its own
 onion, a frame of 172 bytes every 40 ms.
 

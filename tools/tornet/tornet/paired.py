@@ -3,9 +3,10 @@ calls at the same minutes through the same caller tor and callee tor.
 
 Over the shaped network which guards and layer-2 guards a call's fresh
 tors draw, and where the bulk flows run at its minutes, decide more of
-its fate than its policy does (docs/tornet.md: one policy's rate of late
-frames moved 15 times from one run to the next).  Two calls through the
-same pair of tors meet the same relays at the same minutes, so what
+its fate than its policy does (docs/findings/tornet-evaluation.md: one
+policy's rate of late frames moved 15 times from one run to the next).
+Two calls through the same pair of tors meet the same relays at the same
+minutes, so what
 differs between them is the policy: their difference is measured within
 each pair, where the draw cancels out, and not between two sets of
 draws.
