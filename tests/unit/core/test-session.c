@@ -1,6 +1,7 @@
 /* Two endpoints of a call joined in memory: frames both ways, piggybacked
  * copies, the invariants of seed 000, bad and foreign input. */
 #include "donar-session-private.h"
+#include "../donar-test-critical.h"
 
 #include <string.h>
 
@@ -1027,12 +1028,6 @@ test_bad_settings (void)
 }
 
 /* The call gives one g_critical matching pattern, and only that. */
-#define EXPECT_CRITICAL(pattern, call) G_STMT_START { \
-  g_test_expect_message (NULL, G_LOG_LEVEL_CRITICAL, pattern); \
-  call; \
-  g_test_assert_expected_messages (); \
-} G_STMT_END
-
 /* Misuse of a link's entry points is a g_critical that changes nothing,
  * never a silent return: 12 links, so link 12 is out of range.  A link
  * reported up twice, or down while closed, is no misuse and no message. */
