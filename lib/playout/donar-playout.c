@@ -381,11 +381,12 @@ record_offset (DonarPlayout * p, gint64 since_us, gint64 offset_us)
 gboolean
 donar_playout_push (DonarPlayout * p, gint64 send_us, gint64 arrival_us)
 {
-  const DonarPlayoutConfig *c = &p->config;
+  const DonarPlayoutConfig *c;
   gint64 delay, want, lower, upper, cap;
   gboolean late;
 
   g_return_val_if_fail (p != NULL, FALSE);
+  c = &p->config;
   if (p->started && arrival_us < p->last_arrival_us)
     arrival_us = p->last_arrival_us;
   delay = arrival_us - send_us;
