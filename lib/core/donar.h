@@ -356,9 +356,9 @@ gboolean donar_session_has_ended (const DonarSession * session,
 /* For a callee, whose incoming connections are not numbered: the link a
  * first message (the bytes after its length prefix) is the HELLO of, if it
  * is a valid HELLO of this call that answers `nonce`, the CHALLENGE sent on
- * the connection.  Changes nothing: any error is the message's (not a HELLO,
- * not ours: DONAR_ERROR_BAD_AUTHENTICATOR, another connection's:
- * DONAR_ERROR_REPLAY), *link set only on DONAR_OK. */
+ * the connection.  Changes nothing: an error is the message's
+ * (DONAR_ERROR_BAD_AUTHENTICATOR: not of this call; DONAR_ERROR_REPLAY:
+ * it answers another connection), *link set only on DONAR_OK. */
 DONAR_API
 DonarError donar_session_identify_link (const DonarSession * session,
     const guint8 * message, gsize length, const guint8 * nonce,
