@@ -172,7 +172,9 @@ void donar_call_options_clear_versioned (gint options_version,
  * out of range, a caller without an address, or with one that is
  * malformed or unfit for the transport; a callee's key file or contacts
  * directory that cannot be used), said at once: an element fails its
- * state change with it rather than from its setup thread. */
+ * state change with it rather than from its setup thread.  FALSE and
+ * *error, in DONAR_CALL_ERROR (_OPTIONS, _KEY_FILE, _CONTACTS) or, for a
+ * malformed address, DONAR_CALL_ADDRESS_ERROR. */
 DONAR_API
 gboolean donar_call_options_check_versioned (gint options_version,
     const DonarCallOptions * options, GError ** error);
