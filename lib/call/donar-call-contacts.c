@@ -72,6 +72,7 @@ donar_call_contacts_load (const gchar * dir, GError ** error)
   GError *local = NULL;
   const gchar *name;
 
+  g_return_val_if_fail (dir != NULL, NULL);
   d = g_dir_open (dir, 0, &local);
   if (d == NULL) {
     g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_CONTACTS,
@@ -107,8 +108,10 @@ donar_call_contacts_load (const gchar * dir, GError ** error)
 gboolean
 donar_call_contacts_name_is_valid (const gchar * name)
 {
-  gsize length = strlen (name);
+  gsize length;
 
+  g_return_val_if_fail (name != NULL, FALSE);
+  length = strlen (name);
   if (length == 0 || length > 64 || name[0] == '.')
     return FALSE;
   for (const gchar * p = name; *p != '\0'; p++)
@@ -121,13 +124,18 @@ gboolean
 donar_call_contacts_write (const gchar * dir, const gchar * name,
     const guint8 * public_key, GError ** error)
 {
-  g_autofree gchar *file = g_strconcat (name, ".auth", NULL);
-  g_autofree gchar *path = g_build_filename (dir, file, NULL);
+  g_autofree gchar *file = NULL;
+  g_autofree gchar *path = NULL;
   g_autofree gchar *key = NULL;
   g_autofree gchar *line = NULL;
   gsize length;
   gint fd;
 
+  g_return_val_if_fail (dir != NULL, FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+  g_return_val_if_fail (public_key != NULL, FALSE);
+  file = g_strconcat (name, ".auth", NULL);
+  path = g_build_filename (dir, file, NULL);
   if (!donar_call_contacts_name_is_valid (name)) {
     g_set_error (error, DONAR_CALL_ERROR, DONAR_CALL_ERROR_CONTACTS,
         "contact name \"%s\": 1 to 64 letters, digits, '-', '_' or '.', "

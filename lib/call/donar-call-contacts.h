@@ -18,6 +18,9 @@
 
 G_BEGIN_DECLS
 
+/* Any thread; a NULL directory, name or key is a g_critical, and the call
+ * does nothing (docs/api.md, "Contracts"). */
+
 /* Most contacts: each adds a client entry (about 90 bytes) to the
  * onion's descriptor, whose size tor limits to 50,000 bytes. */
 #define DONAR_CALL_CONTACTS_MAX 256
@@ -37,7 +40,9 @@ DONAR_API
 gboolean donar_call_contacts_name_is_valid (const gchar * name);
 
 /* Writes <dir>/<name>.auth for public_key (32 bytes), refusing to replace
- * an existing one (another contact's key would be lost). */
+ * an existing one (another contact's key would be lost): FALSE and
+ * DONAR_CALL_ERROR_CONTACTS for that, an invalid name or a directory or
+ * file that cannot be written. */
 DONAR_API
 gboolean donar_call_contacts_write (const gchar * dir, const gchar * name,
     const guint8 * public_key, GError ** error);

@@ -89,6 +89,7 @@ donar_call_parse_tor_control_versioned (gint options_version,
     DonarCallOptions * options, const gchar * what, const gchar * text,
     gchar ** path, GError ** error)
 {
+  g_return_val_if_fail (path != NULL, FALSE);
   return parse_versioned (parse_tor_control, options_version, options, what,
       text, path, error);
 }
@@ -98,6 +99,7 @@ donar_call_parse_tor_socks_path_versioned (gint options_version,
     DonarCallOptions * options, const gchar * what, const gchar * text,
     gchar ** path, GError ** error)
 {
+  g_return_val_if_fail (path != NULL, FALSE);
   return parse_versioned (parse_tor_socks_path, options_version, options,
       what, text, path, error);
 }

@@ -9,7 +9,10 @@
 
 G_BEGIN_DECLS
 
-/* text: "" (launch a tor of our own), "direct" (no Tor: the callee on
+/* Any thread; a NULL options or path is a g_critical, and FALSE
+ * (docs/api.md, "Contracts").
+ *
+ * text: "" or NULL (launch a tor of our own), "direct" (no Tor: the callee on
  * 127.0.0.1), a port number (a running tor's ControlPort on 127.0.0.1),
  * or a running tor's ControlSocket: an absolute path, or "unix:/path" as
  * a torrc writes it (Debian's tor service: /run/tor/control).  Sets
@@ -25,9 +28,10 @@ gboolean donar_call_parse_tor_control_versioned (gint options_version,
   donar_call_parse_tor_control_versioned (DONAR_CALL_OPTIONS_VERSION, \
       (options), (what), (text), (path), (error))
 
-/* text: "" (none) or tor's SocksPort on a Unix socket, "/path" or
+/* text: "" or NULL (none) or tor's SocksPort on a Unix socket, "/path" or
  * "unix:/path" (Debian's: /run/tor/socks).  *path: NULL or newly
- * allocated; set options->tor_socks_path to it. */
+ * allocated; set options->tor_socks_path to it.  A bad text is
+ * DONAR_CALL_ERROR_OPTIONS, as above. */
 DONAR_API
 gboolean donar_call_parse_tor_socks_path_versioned (gint options_version,
     DonarCallOptions * options, const gchar * what, const gchar * text,

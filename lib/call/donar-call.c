@@ -80,6 +80,8 @@ donar_call_options_init_versioned (gint options_version,
 {
   DonarCallOptions latest;
 
+  g_return_if_fail (options != NULL);
+  g_return_if_fail (role <= DONAR_ROLE_CALLEE);
   /* Nothing allocated for a version we cannot write. */
   if (donar_versioned_size (&options_versions, options_version) == 0)
     return;
@@ -115,6 +117,7 @@ donar_call_options_clear_versioned (gint options_version,
 {
   DonarCallOptions latest;
 
+  g_return_if_fail (options != NULL);
   if (!donar_call_options_read (options_version, options, &latest, NULL))
     return;
   options_clear (&latest);
@@ -439,9 +442,11 @@ donar_call_options_check_versioned (gint options_version,
     const DonarCallOptions * options, GError ** error)
 {
   DonarCallOptions latest;
-  gboolean ok = donar_call_options_read (options_version, options, &latest,
-      error) && options_check (&latest, error);
+  gboolean ok;
 
+  g_return_val_if_fail (options != NULL, FALSE);
+  ok = donar_call_options_read (options_version, options, &latest, error) &&
+      options_check (&latest, error);
   explicit_bzero (latest.engine.secret, sizeof latest.engine.secret);
   return ok;
 }
@@ -696,6 +701,7 @@ donar_call_start_versioned (gint options_version,
   DonarCallOptions latest;
   DonarCall *call = NULL;
 
+  g_return_val_if_fail (options != NULL, NULL);
   if (donar_call_options_read (options_version, options, &latest, error))
     call = call_start (&latest, progress, on_event, user_data, cancellable,
         error);
@@ -706,6 +712,7 @@ donar_call_start_versioned (gint options_version,
 const gchar *
 donar_call_get_address (DonarCall * call)
 {
+  g_return_val_if_fail (call != NULL, NULL);
   return call->address;
 }
 
@@ -713,9 +720,12 @@ gboolean
 donar_call_write_address_file (const gchar * path, const gchar * address,
     GError ** error)
 {
-  gchar *text = g_strconcat (address, "\n", NULL);
+  gchar *text;
   gboolean ok;
 
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (address != NULL, FALSE);
+  text = g_strconcat (address, "\n", NULL);
   /* The address lets anyone call: not for other users' eyes.  Written
    * whole then renamed, so a reader never sees half of it. */
   ok = g_file_set_contents_full (path, text, -1,
@@ -727,6 +737,7 @@ donar_call_write_address_file (const gchar * path, const gchar * address,
 DonarLinkEngine *
 donar_call_get_engine (DonarCall * call)
 {
+  g_return_val_if_fail (call != NULL, NULL);
   return call->engine;
 }
 

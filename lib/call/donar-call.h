@@ -5,7 +5,11 @@
  *
  * donar_call_start () blocks for as long as Tor takes (bootstrap, the
  * descriptor upload): call it from a setup thread, never a streaming
- * thread.  It can be cancelled. */
+ * thread.  It can be cancelled.  The options functions may be called
+ * from any thread, and so may the call's once it has started, but free,
+ * which no other call may overlap.  A NULL call, options or out-pointer
+ * is a g_critical, and the call does nothing (docs/api.md,
+ * "Contracts"). */
 #ifndef DONAR_CALL_H
 #define DONAR_CALL_H
 
@@ -42,7 +46,8 @@ typedef enum
  * callee can no longer be reached: the links open now go on, but none
  * that breaks can be dialed again.  A caller's links go on while tor's
  * SocksPort lives.  error (DONAR_CALL_ERROR_TOR_LOST) says which.  It must
- * not block nor free the call. */
+ * not block nor free the call, nor call the engine's functions that wait
+ * (DonarLinkEventFunc). */
 typedef void (*DonarCallTorLostFunc) (const GError * error, gpointer user_data);
 
 /* Called in donar_call_start ()'s thread for what the user should know
@@ -167,7 +172,9 @@ void donar_call_options_clear_versioned (gint options_version,
  * out of range, a caller without an address, or with one that is
  * malformed or unfit for the transport; a callee's key file or contacts
  * directory that cannot be used), said at once: an element fails its
- * state change with it rather than from its setup thread. */
+ * state change with it rather than from its setup thread.  FALSE and
+ * *error, in DONAR_CALL_ERROR (_OPTIONS, _KEY_FILE, _CONTACTS) or, for a
+ * malformed address, DONAR_CALL_ADDRESS_ERROR. */
 DONAR_API
 gboolean donar_call_options_check_versioned (gint options_version,
     const DonarCallOptions * options, GError ** error);
@@ -182,7 +189,11 @@ typedef void (*DonarCallProgressFunc) (const gchar * step, gint percent,
 
 typedef struct _DonarCall DonarCall;
 
-/* An unknown version of options is DONAR_CALL_ERROR_OPTIONS. */
+/* NULL and *error: DONAR_CALL_ERROR_OPTIONS for what options_check ()
+ * refuses or an unknown version, G_IO_ERROR_CANCELLED once cancelled, or
+ * the error of the step that failed (tor, its control port, the key
+ * file, the engine).  progress runs within the call; on_event on the
+ * engine's thread, as DonarLinkEventFunc says. */
 DONAR_API
 DonarCall *donar_call_start_versioned (gint options_version,
     const DonarCallOptions * options, DonarCallProgressFunc progress,
@@ -198,13 +209,15 @@ DONAR_API
 const gchar *donar_call_get_address (DonarCall * call);
 /* Writes the address and a newline to path, for the caller's side to read
  * (donar-call --address-file, the elements' address-file): mode 0600, and
- * atomically (a file in path's directory, then renamed over path). */
+ * atomically (a file in path's directory, then renamed over path).  FALSE
+ * and a G_FILE_ERROR if it cannot. */
 DONAR_API
 gboolean donar_call_write_address_file (const gchar * path,
     const gchar * address, GError ** error);
 DONAR_API
 DonarLinkEngine *donar_call_get_engine (DonarCall * call);
-/* Stops the engine, removes the onion, stops a tor we launched. */
+/* Stops the engine, removes the onion, stops a tor we launched; NULL is
+ * fine.  Not from a callback of the call or its engine. */
 DONAR_API
 void donar_call_free (DonarCall * call);
 

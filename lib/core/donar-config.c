@@ -217,6 +217,7 @@ donar_policy_to_string (DonarPolicy policy)
 gboolean
 donar_policy_from_string (const char *name, DonarPolicy * policy)
 {
+  g_return_val_if_fail (policy != NULL, FALSE);
   for (guint i = 0; i < G_N_ELEMENTS (policy_names); i++)
     if (g_strcmp0 (name, policy_names[i]) == 0) {
       *policy = i;

@@ -9,7 +9,7 @@
 
 G_BEGIN_DECLS
 
-/* Wipes the string, then frees it; NULL is fine. */
+/* Wipes the string, then frees it; NULL is fine.  Any thread. */
 DONAR_API
 void donar_secret_free (gchar * text);
 

@@ -137,6 +137,7 @@ donar_session_free (DonarSession * session)
 gsize
 donar_session_get_max_frame (const DonarSession * session)
 {
+  g_return_val_if_fail (session != NULL, 0);
   return session->max_frame;
 }
 
@@ -253,6 +254,9 @@ donar_session_send_frame (DonarSession * session, const guint8 * frame,
   guint links[DONAR_SCHEDULER_MAX_SENDS];
   guint n_links;
 
+  g_return_val_if_fail (session != NULL, DONAR_ERROR_INVALID_ARGUMENT);
+  g_return_val_if_fail (frame != NULL || length == 0,
+      DONAR_ERROR_INVALID_ARGUMENT);
   if (length == 0)
     return DONAR_ERROR_EMPTY_FRAME;
   if (length > session->max_frame)
@@ -606,7 +610,12 @@ DonarError
 donar_session_receive (DonarSession * session, guint link,
     const guint8 * data, gsize length, gint64 now)
 {
-  if (link >= session->config.n_links || !session->open[link])
+  g_return_val_if_fail (session != NULL, DONAR_ERROR_INVALID_ARGUMENT);
+  g_return_val_if_fail (link < session->config.n_links,
+      DONAR_ERROR_INVALID_ARGUMENT);
+  g_return_val_if_fail (data != NULL || length == 0,
+      DONAR_ERROR_INVALID_ARGUMENT);
+  if (!session->open[link])
     return DONAR_ERROR_INVALID_ARGUMENT;
 
   while (TRUE) {
@@ -632,9 +641,15 @@ donar_session_identify_link (const DonarSession * session,
     const guint8 * message, gsize length, const guint8 * nonce, guint * link)
 {
   DonarWireHello hello;
-  DonarError error = donar_wire_decode_hello (message, length,
-      &session->receive_key, &hello);
+  DonarError error;
 
+  g_return_val_if_fail (session != NULL, DONAR_ERROR_INVALID_ARGUMENT);
+  g_return_val_if_fail (message != NULL || length == 0,
+      DONAR_ERROR_INVALID_ARGUMENT);
+  g_return_val_if_fail (nonce != NULL, DONAR_ERROR_INVALID_ARGUMENT);
+  g_return_val_if_fail (link != NULL, DONAR_ERROR_INVALID_ARGUMENT);
+  error = donar_wire_decode_hello (message, length, &session->receive_key,
+      &hello);
   if (error != DONAR_OK)
     return error;
   if (hello.link >= session->config.n_links)
@@ -648,6 +663,7 @@ donar_session_identify_link (const DonarSession * session,
 void
 donar_session_end (DonarSession * session, DonarByeReason reason, gint64 now)
 {
+  g_return_if_fail (session != NULL);
   if (session->ended)
     return;
   session->ended = TRUE;
@@ -672,6 +688,7 @@ gboolean
 donar_session_has_ended (const DonarSession * session, gboolean * by_peer,
     DonarByeReason * reason)
 {
+  g_return_val_if_fail (session != NULL, FALSE);
   if (by_peer)
     *by_peer = session->ended_by_peer;
   if (reason)
@@ -934,6 +951,7 @@ donar_session_handle_expiry (DonarSession * session, gint64 now)
 gint64
 donar_session_get_expiry (const DonarSession * session)
 {
+  g_return_val_if_fail (session != NULL, G_MAXINT64);
   return MIN (session->next_window, keepalive_due (session));
 }
 
@@ -953,6 +971,7 @@ donar_session_get_stats_versioned (const DonarSession * session,
 {
   DonarSessionStats latest;
 
+  g_return_if_fail (session != NULL);
   session_get_stats (session, &latest);
   donar_versioned_copy (&session_stats_versions, stats_version, &latest, stats);
 }
@@ -960,14 +979,17 @@ donar_session_get_stats_versioned (const DonarSession * session,
 gboolean
 donar_session_peer_acknowledges (const DonarSession * session)
 {
+  g_return_val_if_fail (session != NULL, FALSE);
   return session->peer_acknowledges;
 }
 
 gint64
 donar_session_get_least_round_trip (const DonarSession * session)
 {
-  gint64 round_trip = donar_delays_least_round_trip (&session->delays);
+  gint64 round_trip;
 
+  g_return_val_if_fail (session != NULL, -1);
+  round_trip = donar_delays_least_round_trip (&session->delays);
   return round_trip == DONAR_DELAY_UNKNOWN ? -1 : round_trip;
 }
 
@@ -1005,6 +1027,7 @@ donar_session_get_link_stats_versioned (const DonarSession * session,
 {
   DonarLinkStats latest = { 0 };
 
+  g_return_val_if_fail (session != NULL, FALSE);
   return session_get_link_stats (session, link, &latest) &&
       donar_versioned_copy (&link_stats_versions, stats_version, &latest,
       stats);
@@ -1014,11 +1037,13 @@ gint64
 donar_session_get_link_lateness (const DonarSession * session, guint link,
     gint64 now)
 {
-  const DonarAdaptive *adaptive = &session->adaptive;
+  const DonarAdaptive *adaptive;
   guint32 others_in_time = 0;
 
-  if (link >= session->config.n_links ||
-      session->config.policy != DONAR_POLICY_ADAPTIVE)
+  g_return_val_if_fail (session != NULL, 0);
+  g_return_val_if_fail (link < session->config.n_links, 0);
+  adaptive = &session->adaptive;
+  if (session->config.policy != DONAR_POLICY_ADAPTIVE)
     return 0;
   if (adaptive->no_link_in_time)
     return MAX (donar_delays_in_flight_excess (&session->delays, link,
@@ -1039,8 +1064,8 @@ gint64
 donar_session_get_link_silence (const DonarSession * session, guint link,
     gint64 now)
 {
-  if (link >= session->config.n_links)
-    return 0;
+  g_return_val_if_fail (session != NULL, 0);
+  g_return_val_if_fail (link < session->config.n_links, 0);
   return donar_monitor_silence_us (&session->monitor, &session->receiver,
       link, now, session->config.frame_period_us);
 }

@@ -62,15 +62,22 @@ donar_versioned_known (const DonarVersioned * versioned, gint version,
  * one of the latest version: from the caller's over *latest, which holds
  * what that version lacks (defaults: zero, NULL callbacks), or from
  * *latest into the caller's, no byte past its end.  FALSE for an unknown
- * version, or NULL. */
+ * version, or NULL: a failed check either way, as every function that
+ * takes a struct would otherwise need its own (docs/api.md,
+ * "Contracts"). */
 static inline gboolean
 donar_versioned_copy (const DonarVersioned * versioned, gint version,
     const void *from, void *to)
 {
   gsize size = donar_versioned_size (versioned, version);
 
-  if (size == 0 || from == NULL || to == NULL)
+  if (size == 0)
     return FALSE;
+  if (from == NULL || to == NULL) {
+    g_return_if_fail_warning (G_LOG_DOMAIN, versioned->name,
+        "the struct is not NULL");
+    return FALSE;
+  }
   memcpy (to, from, size);
   return TRUE;
 }

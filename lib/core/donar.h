@@ -50,6 +50,8 @@ typedef enum
   DONAR_ERROR_UNEXPECTED,
 } DonarError;
 
+/* The *_to_string functions: static strings, any thread; a value they do
+ * not know is "unknown" (a reason: "no reason given"). */
 DONAR_API
 const char *donar_error_to_string (DonarError error);
 
@@ -64,6 +66,7 @@ typedef enum
 
 DONAR_API
 const char *donar_policy_to_string (DonarPolicy policy);
+/* FALSE for a name (or NULL) that is none, *policy left as it was. */
 DONAR_API
 gboolean donar_policy_from_string (const char *name, DonarPolicy * policy);
 
@@ -157,6 +160,9 @@ typedef struct
 #define DONAR_SESSION_STATS_VERSION 1
 #define DONAR_LINK_STATS_VERSION 1
 
+/* The config functions: any thread; validate says
+ * DONAR_ERROR_INVALID_ARGUMENT for a setting out of range,
+ * record_overhead 0 for a NULL config or an unknown version. */
 DONAR_API
 void donar_config_init_versioned (gint config_version, DonarConfig * config);
 #define donar_config_init(config) \
@@ -271,7 +277,12 @@ typedef struct
 
 typedef struct _DonarSession DonarSession;
 
-/* An unknown version of either struct is DONAR_ERROR_INVALID_ARGUMENT. */
+/* NULL and *error (or NULL) set for what cannot make a session: an
+ * invalid config, no secret, no send or deliver callback, an unknown role
+ * or version (DONAR_ERROR_INVALID_ARGUMENT).  The session's functions are
+ * called from one thread at a time and never from its callbacks
+ * (DonarCallbacks); a NULL session is a g_critical, and the function does
+ * nothing (docs/api.md, "Contracts"). */
 DONAR_API
 DonarSession *donar_session_new_versioned (gint config_version,
     const DonarConfig * config, DonarRole role, const guint8 * secret,
@@ -288,7 +299,8 @@ void donar_session_free (DonarSession * session);
 
 /* Frames (RTP packets) from the application.  Every frame takes a sequence
  * number, even when no link is up (DONAR_ERROR_NO_LINK): it may still travel
- * as a redundant copy once a link comes back. */
+ * as a redundant copy once a link comes back.  Refused, without a number:
+ * an empty frame, one above get_max_frame (), one after the end. */
 DONAR_API
 DonarError donar_session_send_frame (DonarSession * session,
     const guint8 * frame, gsize length, gint64 now);
@@ -299,7 +311,8 @@ gsize donar_session_get_max_frame (const DonarSession * session);
  * open as docs/protocol.md says (the callee's CHALLENGE, the HELLOs).  On
  * an error the link must be closed (donar_session_link_down): a stream that
  * lied once cannot be trusted to be in step, and one that did not prove it
- * belongs to the call is not ours. */
+ * belongs to the call is not ours.  A link not open is
+ * DONAR_ERROR_INVALID_ARGUMENT; one not below n_links a g_critical too. */
 DONAR_API
 DonarError donar_session_receive (DonarSession * session, guint link,
     const guint8 * data, gsize length, gint64 now);
@@ -334,7 +347,8 @@ void donar_session_link_down (DonarSession * session, guint link,
 DONAR_API
 void donar_session_end (DonarSession * session, DonarByeReason reason,
     gint64 now);
-/* Whether either side ended the call, and (peer: TRUE) who. */
+/* Whether either side ended the call, and (peer: TRUE) who; by_peer and
+ * reason may be NULL. */
 DONAR_API
 gboolean donar_session_has_ended (const DonarSession * session,
     gboolean * by_peer, DonarByeReason * reason);
@@ -342,7 +356,9 @@ gboolean donar_session_has_ended (const DonarSession * session,
 /* For a callee, whose incoming connections are not numbered: the link a
  * first message (the bytes after its length prefix) is the HELLO of, if it
  * is a valid HELLO of this call that answers `nonce`, the CHALLENGE sent on
- * the connection.  Changes nothing. */
+ * the connection.  Changes nothing: an error is the message's
+ * (DONAR_ERROR_BAD_AUTHENTICATOR: not of this call; DONAR_ERROR_REPLAY:
+ * it answers another connection), *link set only on DONAR_OK. */
 DONAR_API
 DonarError donar_session_identify_link (const DonarSession * session,
     const guint8 * message, gsize length, const guint8 * nonce,
@@ -363,6 +379,7 @@ void donar_session_set_link_path (DonarSession * session, guint link,
  * does nothing that is not due. */
 DONAR_API
 void donar_session_handle_expiry (DonarSession * session, gint64 now);
+/* G_MAXINT64 for a NULL session. */
 DONAR_API
 gint64 donar_session_get_expiry (const DonarSession * session);
 
@@ -381,7 +398,8 @@ gint64 donar_session_get_least_round_trip (const DonarSession * session);
  * ADAPTIVE): then a round trip will come from them. */
 DONAR_API
 gboolean donar_session_peer_acknowledges (const DonarSession * session);
-/* FALSE for a link the call does not have, or an unknown version. */
+/* FALSE for a link the call does not have; an unknown version or a NULL
+ * stats is a g_critical too.  Nothing written then. */
 DONAR_API
 gboolean donar_session_get_link_stats_versioned (const DonarSession *
     session, guint link, gint stats_version, DonarLinkStats * stats);
@@ -391,7 +409,8 @@ gboolean donar_session_get_link_stats_versioned (const DonarSession *
 /* How long the peer has been writing to the link with nothing coming out
  * of it (a circuit that hangs), in µs: the lesser of the frames delivered
  * on other links since the first lost one (at Tframe each) and the time
- * since we learned of it.  0 while the link keeps up. */
+ * since we learned of it.  0 while the link keeps up; a link not below
+ * n_links is a g_critical and 0. */
 DONAR_API
 gint64 donar_session_get_link_silence (const DonarSession * session,
     guint link, gint64 now);
@@ -404,7 +423,8 @@ gint64 donar_session_get_link_silence (const DonarSession * session,
  * within a second of the others'.  While no link is in time, only what
  * is beyond 10 s counts: a stall of every link is waited out on the
  * circuits there are for as long as tor itself would wait for a stream's
- * answer, then the circuits that hang are given up.  0 otherwise. */
+ * answer, then the circuits that hang are given up.  0 otherwise, and for
+ * a link not below n_links, which is a g_critical. */
 DONAR_API
 gint64 donar_session_get_link_lateness (const DonarSession * session,
     guint link, gint64 now);

@@ -20,6 +20,9 @@ G_BEGIN_DECLS
 #define DONAR_ONION_ID_LENGTH 56
 #define DONAR_CLIENT_AUTH_KEY_LENGTH 52
 
+/* Any thread.  A text that is no address or URI is an error of this
+ * domain; a NULL struct is a g_critical, and the call does nothing
+ * (docs/api.md, "Contracts"). */
 #define DONAR_CALL_ADDRESS_ERROR (donar_call_address_error_quark ())
 DONAR_API
 GQuark donar_call_address_error_quark (void);
@@ -47,7 +50,8 @@ typedef struct
 #define DONAR_CALL_ADDRESS_VERSION 1
 #define DONAR_CALL_URI_VERSION 1
 
-/* An unknown version is DONAR_CALL_ADDRESS_ERROR_SYNTAX. */
+/* FALSE and *error for a text that is not an address (the code says
+ * which part); an unknown version is DONAR_CALL_ADDRESS_ERROR_SYNTAX. */
 DONAR_API
 gboolean donar_call_address_parse_versioned (const gchar * text,
     gint address_version, DonarCallAddress * address, GError ** error);
@@ -86,7 +90,8 @@ typedef struct
   gchar **values;
 } DonarCallUri;
 
-/* An unknown version is DONAR_CALL_ADDRESS_ERROR_SYNTAX. */
+/* FALSE and *error for a text that is no donar:// URI; an unknown
+ * version is DONAR_CALL_ADDRESS_ERROR_SYNTAX. */
 DONAR_API
 gboolean donar_call_uri_parse_versioned (const gchar * text,
     gint uri_version, DonarCallUri * uri, GError ** error);

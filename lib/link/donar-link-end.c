@@ -175,6 +175,7 @@ donar_link_engine_get_end (DonarLinkEngine * engine, DonarByeReason * reason)
 {
   DonarLinkEnd end;
 
+  g_return_val_if_fail (engine != NULL, DONAR_LINK_END_NONE);
   if (!g_atomic_int_get (&engine->end_done)) {
     if (reason)
       *reason = DONAR_BYE_UNKNOWN;

@@ -102,6 +102,7 @@ donar_link_engine_settings_init_versioned (gint settings_version,
 {
   DonarLinkEngineSettings latest;
 
+  g_return_if_fail (role <= DONAR_ROLE_CALLEE);
   settings_init (&latest, role);
   donar_versioned_init (&settings_versions, settings_version, &latest,
       settings, (GDestroyNotify) settings_clear);
@@ -760,12 +761,14 @@ donar_link_engine_start (DonarLinkEngine * engine, GError ** error)
 guint16
 donar_link_engine_get_listen_port (DonarLinkEngine * engine)
 {
+  g_return_val_if_fail (engine != NULL, 0);
   return engine->listen_port;
 }
 
 gsize
 donar_link_engine_get_max_frame (DonarLinkEngine * engine)
 {
+  g_return_val_if_fail (engine != NULL, 0);
   return engine->max_frame;
 }
 
@@ -773,6 +776,8 @@ gboolean
 donar_link_engine_send_frame (DonarLinkEngine * engine, const guint8 * frame,
     gsize length, GError ** error)
 {
+  g_return_val_if_fail (engine != NULL, FALSE);
+  g_return_val_if_fail (frame != NULL || length == 0, FALSE);
   if (length == 0 || length > engine->max_frame) {
     g_set_error (error, DONAR_LINK_ENGINE_ERROR,
         DONAR_LINK_ENGINE_ERROR_FRAME_TOO_LARGE,
@@ -808,6 +813,7 @@ donar_link_engine_pop_frame (DonarLinkEngine * engine, gint64 end_time)
   DonarLinkFrame *frame = NULL;
   gboolean turned = FALSE;
 
+  g_return_val_if_fail (engine != NULL, NULL);
   g_mutex_lock (&engine->out_lock);
   while (!engine->flushing) {
     gboolean now_only, driven;
@@ -844,6 +850,7 @@ donar_link_engine_pop_frame (DonarLinkEngine * engine, gint64 end_time)
 void
 donar_link_engine_set_flushing (DonarLinkEngine * engine, gboolean flushing)
 {
+  g_return_if_fail (engine != NULL);
   g_mutex_lock (&engine->out_lock);
   engine->flushing = flushing;
   g_cond_broadcast (&engine->out_cond);
@@ -885,6 +892,7 @@ donar_link_engine_get_stats_versioned (DonarLinkEngine * engine,
 {
   DonarLinkEngineStats latest;
 
+  g_return_if_fail (engine != NULL);
   get_stats (engine, &latest);
   donar_versioned_copy (&stats_versions, stats_version, &latest, stats);
 }
@@ -917,6 +925,7 @@ donar_link_engine_get_link_stats_versioned (DonarLinkEngine * engine,
 {
   DonarLinkEngineLinkStats latest;
 
+  g_return_val_if_fail (engine != NULL, FALSE);
   return get_link_stats (engine, link, &latest) &&
       donar_versioned_copy (&link_stats_versions, stats_version, &latest,
       stats);
@@ -928,6 +937,7 @@ donar_link_engine_get_failure (DonarLinkEngine * engine,
 {
   DonarLinkFailure failure;
 
+  g_return_val_if_fail (engine != NULL, NULL);
   g_mutex_lock (&engine->lock);
   failure = donar_link_engine_likely_failure (engine, g_get_monotonic_time ());
   g_mutex_unlock (&engine->lock);
@@ -942,6 +952,7 @@ donar_link_engine_get_min_rtt (DonarLinkEngine * engine)
 {
   gint64 best;
 
+  g_return_val_if_fail (engine != NULL, -1);
   g_mutex_lock (&engine->lock);
   /* Measured on every frame acknowledged, where the open's one measure
    * (HELLO to first reply) is a single sample; but an end that only
@@ -968,7 +979,8 @@ donar_link_engine_get_min_rtt (DonarLinkEngine * engine)
 void
 donar_link_engine_stop (DonarLinkEngine * engine)
 {
-  if (engine == NULL || engine->stopped)
+  g_return_if_fail (engine != NULL);
+  if (engine->stopped)
     return;
   /* Under the lock: the loop thread reads it as a link closes (no redial)
    * and as a connection comes (refused). */

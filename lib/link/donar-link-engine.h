@@ -14,7 +14,10 @@
  * at most until a deadline, running the engine's loop itself meanwhile
  * (reads, timers), events come through a callback on the engine's
  * thread.  Every function here may be called from any
- * thread. */
+ * thread (the engine's locks, docs/link-engine.md), but free, which no
+ * other call may overlap.  A NULL engine, a NULL out-pointer or an
+ * unknown role is a g_critical, and the call does nothing (docs/api.md,
+ * "Contracts"). */
 #ifndef DONAR_LINK_ENGINE_H
 #define DONAR_LINK_ENGINE_H
 
@@ -153,7 +156,10 @@ typedef struct
 } DonarLinkEvent;
 
 /* Called on the engine's thread (never on one in pop_frame, though it
- * runs the loop): it must not block nor call donar_link_engine_stop (). */
+ * runs the loop), after the engine's lock is released: it may call the
+ * engine's functions that do not wait (send_frame, the stats, get_end),
+ * and must not block nor call pop_frame, end, stop or free, which wait
+ * for the loop of the thread it runs on. */
 typedef void (*DonarLinkEventFunc) (const DonarLinkEvent * event,
     gpointer user_data);
 
@@ -196,7 +202,9 @@ typedef struct
 
 typedef struct _DonarLinkEngine DonarLinkEngine;
 
-/* An unknown version is DONAR_LINK_ENGINE_ERROR_SETTINGS. */
+/* NULL and *error for settings it cannot run with (an unknown version:
+ * DONAR_LINK_ENGINE_ERROR_SETTINGS, as an invalid config or secret is);
+ * on_event may be NULL. */
 DONAR_API
 DonarLinkEngine *donar_link_engine_new_versioned (gint settings_version,
     const DonarLinkEngineSettings * settings, DonarLinkEventFunc on_event,
@@ -204,16 +212,21 @@ DonarLinkEngine *donar_link_engine_new_versioned (gint settings_version,
 #define donar_link_engine_new(settings, on_event, user_data, error) \
   donar_link_engine_new_versioned (DONAR_LINK_ENGINE_SETTINGS_VERSION, \
       (settings), (on_event), (user_data), (error))
-/* Binds (callee) or starts dialing (caller) and starts the thread. */
+/* Binds (callee) or starts dialing (caller) and starts the thread.
+ * FALSE: DONAR_LINK_ENGINE_ERROR_STATE if started already, _LISTEN if the
+ * port cannot be bound. */
 DONAR_API
 gboolean donar_link_engine_start (DonarLinkEngine * engine, GError ** error);
-/* Callee: the bound port, once started. */
+/* Callee: the bound port, once started; 0 before. */
 DONAR_API
 guint16 donar_link_engine_get_listen_port (DonarLinkEngine * engine);
 
 /* Sends the frame (an RTP packet) from the calling thread, without
  * blocking: a socket that does not take its record at once leaves it, and
- * the records after it, to the loop (bounded queues, stalls). */
+ * the records after it, to the loop (bounded queues, stalls).  FALSE:
+ * DONAR_LINK_ENGINE_ERROR_FRAME_TOO_LARGE for 0 or more than
+ * get_max_frame () bytes, _STOPPED before start or after stop.  No link
+ * up is no error (the session counts it, frames_unsent). */
 DONAR_API
 gboolean donar_link_engine_send_frame (DonarLinkEngine * engine,
     const guint8 * frame, gsize length, GError ** error);
@@ -282,14 +295,17 @@ typedef enum
 } DonarLinkEnd;
 
 /* The peer's BYE reason as the elements and donar-call name it:
- * "peer-hung-up", "peer-failed", "peer-ended" (no reason it knows). */
+ * "peer-hung-up", "peer-failed", "peer-rejected", "peer-ended" (no reason
+ * it knows).  Static strings, as donar_link_event_type_to_string ()'s
+ * ("unknown" for a type it does not know). */
 DONAR_API
 const gchar *donar_link_end_peer_reason (DonarByeReason reason);
 
 /* Ends the call: a BYE with the reason on every open link, then the links
  * close once it has left, or after timeout_us.  Waits for that.  TRUE when
  * every open link took the BYE (or none was open); FALSE when the call had
- * already ended, or the engine does not run. */
+ * already ended, or the engine does not run.  Not from the event callback
+ * (it waits for the loop). */
 DONAR_API
 gboolean donar_link_engine_end (DonarLinkEngine * engine,
     DonarByeReason reason, gint64 timeout_us);
@@ -302,9 +318,12 @@ DonarLinkEnd donar_link_engine_get_end (DonarLinkEngine * engine,
     DonarByeReason * reason);
 
 /* Closes every link and joins the thread, without a BYE: the peer sees the
- * links drop, as it would if this end crashed.  Idempotent. */
+ * links drop, as it would if this end crashed.  Idempotent; not from the
+ * event callback (it joins the thread that runs it). */
 DONAR_API
 void donar_link_engine_stop (DonarLinkEngine * engine);
+/* Stops the engine if it runs; NULL is fine.  No other call of the
+ * engine may overlap it, nor follow it. */
 DONAR_API
 void donar_link_engine_free (DonarLinkEngine * engine);
 

@@ -39,6 +39,7 @@ donar_base_check_versioned (const DonarPlayout * playout,
 {
   DonarBaseCheck latest;
 
+  g_return_if_fail (playout != NULL);
   base_check (playout, base_delay_us, &latest);
   donar_versioned_copy (&check_versions, check_version, &latest, check);
 }

@@ -47,7 +47,9 @@ typedef struct
 #define DONAR_BASE_CHECK_VERSION 1
 
 /* Judges base_delay_us (>= 0) against the window of playout and its
- * deadline (a deadline of 0 uses no base delay: it always agrees). */
+ * deadline (a deadline of 0 uses no base delay: it always agrees).  On
+ * playout's thread (donar-playout.h); a NULL playout or check is a
+ * g_critical, and nothing is written. */
 DONAR_API
 void donar_base_check_versioned (const DonarPlayout * playout,
     gint64 base_delay_us, gint check_version, DonarBaseCheck * check);

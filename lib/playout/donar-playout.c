@@ -181,6 +181,7 @@ donar_playout_free (DonarPlayout * playout)
 void
 donar_playout_reset (DonarPlayout * p)
 {
+  g_return_if_fail (p != NULL);
   p->fifo_head = 0;
   p->n_samples = 0;
   p->n_buckets = 0;
@@ -200,6 +201,7 @@ donar_playout_set_config_versioned (DonarPlayout * p, gint config_version,
 {
   DonarPlayoutConfig latest;
 
+  g_return_if_fail (p != NULL);
   if (!donar_versioned_over_defaults (&config_versions, config_version,
           config, &latest, (DonarVersionedDefaults) config_init))
     return;
@@ -211,12 +213,14 @@ void
 donar_playout_get_config_versioned (const DonarPlayout * p,
     gint config_version, DonarPlayoutConfig * config)
 {
+  g_return_if_fail (p != NULL);
   donar_versioned_copy (&config_versions, config_version, &p->config, config);
 }
 
 void
 donar_playout_set_base_delay (DonarPlayout * p, gint64 base_delay_us)
 {
+  g_return_if_fail (p != NULL);
   p->base_delay_us = base_delay_us < 0 ? DONAR_PLAYOUT_UNKNOWN : base_delay_us;
 }
 
@@ -377,10 +381,12 @@ record_offset (DonarPlayout * p, gint64 since_us, gint64 offset_us)
 gboolean
 donar_playout_push (DonarPlayout * p, gint64 send_us, gint64 arrival_us)
 {
-  const DonarPlayoutConfig *c = &p->config;
+  const DonarPlayoutConfig *c;
   gint64 delay, want, lower, upper, cap;
   gboolean late;
 
+  g_return_val_if_fail (p != NULL, FALSE);
+  c = &p->config;
   if (p->started && arrival_us < p->last_arrival_us)
     arrival_us = p->last_arrival_us;
   delay = arrival_us - send_us;
@@ -438,6 +444,8 @@ donar_playout_push (DonarPlayout * p, gint64 send_us, gint64 arrival_us)
 gboolean
 donar_playout_get_offset (const DonarPlayout * p, gint64 * offset_us)
 {
+  g_return_val_if_fail (p != NULL, FALSE);
+  g_return_val_if_fail (offset_us != NULL, FALSE);
   if (!p->started)
     return FALSE;
   *offset_us = p->offset_us;
@@ -447,6 +455,7 @@ donar_playout_get_offset (const DonarPlayout * p, gint64 * offset_us)
 gint64
 donar_playout_get_target (const DonarPlayout * p)
 {
+  g_return_val_if_fail (p != NULL, 0);
   return p->started ? p->offset_us - p->base_us : p->config.min_us;
 }
 
@@ -470,6 +479,7 @@ donar_playout_get_stats_versioned (const DonarPlayout * p,
 {
   DonarPlayoutStats latest;
 
+  g_return_if_fail (p != NULL);
   get_stats (p, &latest);
   donar_versioned_copy (&stats_versions, stats_version, &latest, stats);
 }
@@ -477,6 +487,7 @@ donar_playout_get_stats_versioned (const DonarPlayout * p,
 guint
 donar_playout_count_above (const DonarPlayout * p, gint64 above_base_us)
 {
+  g_return_val_if_fail (p != NULL, 0);
   if (!p->started)
     return 0;
   return p->n_samples - sorted_search (p, p->base_us + above_base_us, TRUE);

@@ -36,6 +36,12 @@ G_BEGIN_DECLS
 #define DONAR_PLAYOUT_DEFAULT_BASE_WINDOW_US (120 * G_USEC_PER_SEC)
 #define DONAR_PLAYOUT_DEFAULT_MAX_SAMPLES 16384
 
+/* An estimator has no lock: its functions are called from one thread at
+ * a time, under the caller's lock if it has more (donarjitterbuffer's
+ * object lock).  The config functions may be called from any thread.  A
+ * NULL estimator or out-pointer is a g_critical, and the call does
+ * nothing (docs/api.md, "Contracts"). */
+
 /* Unknown absolute delay (donar_playout_set_base_delay). */
 #define DONAR_PLAYOUT_UNKNOWN (-1)
 /* Playout changes remembered for the late-frame accounting. */
@@ -103,6 +109,8 @@ gboolean donar_playout_config_is_valid_versioned (gint config_version,
   donar_playout_config_is_valid_versioned (DONAR_PLAYOUT_CONFIG_VERSION, \
       (config))
 
+/* An invalid config (or NULL, or an unknown version) is a g_critical, and
+ * NULL. */
 DONAR_API
 DonarPlayout *donar_playout_new_versioned (gint config_version,
     const DonarPlayoutConfig * config);
@@ -113,7 +121,8 @@ void donar_playout_free (DonarPlayout * playout);
 /* Forget every frame (a new stream); keeps the config and base delay. */
 DONAR_API
 void donar_playout_reset (DonarPlayout * playout);
-/* Takes effect at the next frame; the frames in the window are kept. */
+/* Takes effect at the next frame; the frames in the window are kept.  An
+ * invalid config is a g_critical, and the old one stays. */
 DONAR_API
 void donar_playout_set_config_versioned (DonarPlayout * playout,
     gint config_version, const DonarPlayoutConfig * config);

@@ -199,6 +199,7 @@ donar_quality_free (DonarQuality * quality)
 void
 donar_quality_reset (DonarQuality * quality)
 {
+  g_return_if_fail (quality != NULL);
   g_queue_clear_full (&quality->frames, g_free);
   memset (quality->count, 0, sizeof quality->count);
   quality->mouth_to_ear_sum_us = 0;
@@ -223,6 +224,7 @@ donar_quality_push (DonarQuality * quality, gint64 now_us,
 {
   Frame *f;
 
+  g_return_if_fail (quality != NULL);
   g_return_if_fail (fate <= DONAR_QUALITY_LATE);
   if (quality->first_us < 0) {
     quality->first_us = now_us;
@@ -242,6 +244,7 @@ donar_quality_push (DonarQuality * quality, gint64 now_us,
 gboolean
 donar_quality_lost_was_late (DonarQuality * quality)
 {
+  g_return_val_if_fail (quality != NULL, FALSE);
   for (GList * l = quality->frames.tail; l != NULL; l = l->prev) {
     Frame *f = l->data;
 
@@ -258,6 +261,7 @@ donar_quality_lost_was_late (DonarQuality * quality)
 gint64
 donar_quality_get_expiry (const DonarQuality * quality)
 {
+  g_return_val_if_fail (quality != NULL, G_MAXINT64);
   return quality->expiry_us;
 }
 
@@ -265,10 +269,13 @@ gboolean
 donar_quality_handle_expiry_versioned (DonarQuality * quality,
     gint64 now_us, gint report_version, DonarQualityReport * report)
 {
-  const DonarQualityConfig *c = &quality->config;
-  DonarQualityReport *r = &quality->last;
+  const DonarQualityConfig *c;
+  DonarQualityReport *r;
   guint n, unplayed;
 
+  g_return_val_if_fail (quality != NULL, FALSE);
+  c = &quality->config;
+  r = &quality->last;
   /* Checked first: the window moves on only when the report can go out. */
   if (report && donar_versioned_size (&report_versions, report_version) == 0)
     return FALSE;
@@ -310,6 +317,7 @@ gboolean
 donar_quality_get_last_versioned (const DonarQuality * quality,
     gint report_version, DonarQualityReport * report)
 {
+  g_return_val_if_fail (quality != NULL, FALSE);
   return quality->have_last && donar_versioned_copy (&report_versions,
       report_version, &quality->last, report);
 }

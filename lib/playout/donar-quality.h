@@ -85,6 +85,12 @@ typedef struct
 
 typedef struct _DonarQuality DonarQuality;
 
+/* The E-model's functions (r_factor, mos, rating) and the config's may
+ * be called from any thread.  A DonarQuality has no lock: one thread at
+ * a time, under the caller's lock if it has more.  A NULL DonarQuality or
+ * an unknown fate is a g_critical, and the call does nothing
+ * (docs/api.md, "Contracts"). */
+
 /* G.107's R of a mouth-to-ear delay ta_ms and ppl_percent of the packets
  * lost (or too late), as qscore.py's e_model_parts computes it. */
 DONAR_API
@@ -95,7 +101,7 @@ DONAR_API
 gdouble donar_quality_mos (gdouble r);
 DONAR_API
 DonarQualityRating donar_quality_rating (gdouble r);
-/* "good", "fair", "poor". */
+/* "good", "fair", "poor" (a value it does not know: "poor"). */
 DONAR_API
 const gchar *donar_quality_rating_name (DonarQualityRating rating);
 
@@ -119,6 +125,8 @@ gboolean donar_quality_config_is_valid_versioned (gint config_version,
   donar_quality_config_is_valid_versioned (DONAR_QUALITY_CONFIG_VERSION, \
       (config))
 
+/* An invalid config (or NULL, or an unknown version) is a g_critical, and
+ * NULL. */
 DONAR_API
 DonarQuality *donar_quality_new_versioned (gint config_version,
     const DonarQualityConfig * config);
@@ -146,7 +154,9 @@ gint64 donar_quality_get_expiry (const DonarQuality * quality);
 /* At or after the expiry: forgets the frames older than the window,
  * makes the report (TRUE, *report filled) and sets the next expiry an
  * interval later.  FALSE before the expiry, or if the window holds no
- * frame (then the next is an interval later too). */
+ * frame (then the next is an interval later too).  report may be NULL (the
+ * report kept for get_last only); an unknown version is a g_critical and
+ * FALSE, the window left as it was. */
 DONAR_API
 gboolean donar_quality_handle_expiry_versioned (DonarQuality * quality,
     gint64 now_us, gint report_version, DonarQualityReport * report);

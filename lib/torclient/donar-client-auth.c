@@ -20,6 +20,8 @@ donar_client_auth_key_from_secret (DonarClientAuthKey * key,
   size_t length = sizeof key->public_key;
   gboolean ok;
 
+  g_return_val_if_fail (key != NULL, FALSE);
+  g_return_val_if_fail (secret != NULL, FALSE);
   pkey = EVP_PKEY_new_raw_private_key (EVP_PKEY_X25519, NULL, secret,
       DONAR_CLIENT_AUTH_KEY_BYTES);
   ok = pkey != NULL && EVP_PKEY_get_raw_public_key (pkey, key->public_key,
@@ -43,6 +45,7 @@ donar_client_auth_key_generate (DonarClientAuthKey * key, GError ** error)
   guint8 secret[DONAR_CLIENT_AUTH_KEY_BYTES];
   gboolean ok;
 
+  g_return_val_if_fail (key != NULL, FALSE);
   if (getrandom (secret, sizeof secret, 0) != sizeof secret) {
     g_set_error (error, DONAR_CLIENT_AUTH_ERROR,
         DONAR_CLIENT_AUTH_ERROR_RANDOM,
@@ -57,15 +60,18 @@ donar_client_auth_key_generate (DonarClientAuthKey * key, GError ** error)
 void
 donar_client_auth_key_clear (DonarClientAuthKey * key)
 {
+  g_return_if_fail (key != NULL);
   explicit_bzero (key, sizeof *key);
 }
 
 gchar *
 donar_client_auth_to_base32 (const guint8 * bytes)
 {
-  gchar *text = g_malloc (DONAR_CLIENT_AUTH_BASE32_LENGTH + 1);
+  gchar *text;
   guint bit = 0;
 
+  g_return_val_if_fail (bytes != NULL, NULL);
+  text = g_malloc (DONAR_CLIENT_AUTH_BASE32_LENGTH + 1);
   for (guint i = 0; i < DONAR_CLIENT_AUTH_BASE32_LENGTH; i++, bit += 5) {
     guint byte = bit / 8, shift = bit % 8;
     guint window = bytes[byte] << 8;
@@ -96,6 +102,7 @@ donar_client_auth_from_base32 (const gchar * text, guint8 * bytes)
   guint8 out[DONAR_CLIENT_AUTH_KEY_BYTES + 1] = { 0 };
   guint bit = 0;
 
+  g_return_val_if_fail (bytes != NULL, FALSE);
   if (text == NULL || strlen (text) != DONAR_CLIENT_AUTH_BASE32_LENGTH)
     return FALSE;
   for (guint i = 0; i < DONAR_CLIENT_AUTH_BASE32_LENGTH; i++, bit += 5) {

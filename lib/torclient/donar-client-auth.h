@@ -22,6 +22,8 @@ G_BEGIN_DECLS
 /* 32 bytes in unpadded base32. */
 #define DONAR_CLIENT_AUTH_BASE32_LENGTH 52
 
+/* Any thread; a NULL key or bytes is a g_critical, and the call does
+ * nothing (docs/api.md, "Contracts"). */
 #define DONAR_CLIENT_AUTH_ERROR (donar_client_auth_error_quark ())
 DONAR_API
 GQuark donar_client_auth_error_quark (void);
@@ -39,12 +41,16 @@ typedef struct
   guint8 public_key[DONAR_CLIENT_AUTH_KEY_BYTES];
 } DonarClientAuthKey;
 
-/* A new key pair, the secret from the kernel's CSPRNG. */
+/* A new key pair, the secret from the kernel's CSPRNG; FALSE
+ * (DONAR_CLIENT_AUTH_ERROR_RANDOM, _CRYPTO) if it has none, *key
+ * untouched or wiped. */
 DONAR_API
 gboolean donar_client_auth_key_generate (DonarClientAuthKey * key,
     GError ** error);
 
-/* The pair of a given secret (the public key is X25519 (secret, 9)). */
+/* The pair of a given secret (the public key is X25519 (secret, 9));
+ * FALSE (DONAR_CLIENT_AUTH_ERROR_CRYPTO) with *key wiped if libcrypto
+ * refuses. */
 DONAR_API
 gboolean donar_client_auth_key_from_secret (DonarClientAuthKey * key,
     const guint8 * secret, GError ** error);

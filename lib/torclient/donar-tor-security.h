@@ -25,7 +25,9 @@ typedef enum
   DONAR_TOR_SECURITY_ONE_WAY,
 } DonarTorSecurity;
 
-/* "default", "2hop", "1way". */
+/* "default", "2hop", "1way" ("unknown" for a value it does not know);
+ * from_string: FALSE for any other text (or NULL), *security left as it
+ * was.  Any thread. */
 DONAR_API
 const gchar *donar_tor_security_to_string (DonarTorSecurity security);
 DONAR_API

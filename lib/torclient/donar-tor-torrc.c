@@ -27,6 +27,7 @@ donar_tor_security_to_string (DonarTorSecurity security)
 gboolean
 donar_tor_security_from_string (const gchar * text, DonarTorSecurity * security)
 {
+  g_return_val_if_fail (security != NULL, FALSE);
   for (guint i = 0; i < G_N_ELEMENTS (security_names); i++)
     if (g_strcmp0 (text, security_names[i]) == 0) {
       *security = i;

@@ -2,10 +2,12 @@
  * queue, the backoff, the loop's guard against SIGPIPE. */
 #include "donar-backoff.h"
 #include "donar-call-address.h"
+#include "donar-link-engine.h"
 #include "donar-link-failure.h"
 #include "donar-link-sigpipe.h"
 #include "donar-record-queue.h"
 #include "donar-rendezvous-match.h"
+#include "../unit/donar-test-critical.h"
 
 #include <errno.h>
 #include <string.h>
@@ -417,6 +419,36 @@ test_rendezvous_match (void)
   g_assert_cmpmem (relays, sizeof relays[0], one_hop, sizeof one_hop);
 }
 
+/* Misuse of the engine and the address is a critical that does nothing
+ * (docs/api.md, "Contracts"). */
+static void
+test_misuse_is_refused (void)
+{
+  DonarLinkEngineSettings settings;
+  DonarLinkEngineStats stats;
+
+  settings.socks_host = NULL;
+  EXPECT_CRITICAL ("*role <=*",
+      donar_link_engine_settings_init (&settings, (DonarRole) 2));
+  g_assert_null (settings.socks_host);
+  EXPECT_CRITICAL ("*engine != NULL*",
+      g_assert_false (donar_link_engine_send_frame (NULL, NULL, 0, NULL)));
+  EXPECT_CRITICAL ("*engine != NULL*",
+      g_assert_null (donar_link_engine_pop_frame (NULL, 0)));
+  EXPECT_CRITICAL ("*engine != NULL*",
+      donar_link_engine_get_stats (NULL, &stats));
+  EXPECT_CRITICAL ("*engine != NULL*",
+      g_assert_cmpint (donar_link_engine_get_end (NULL, NULL), ==,
+          DONAR_LINK_END_NONE));
+  EXPECT_CRITICAL ("*engine != NULL*", donar_link_engine_stop (NULL));
+  donar_link_engine_free (NULL);
+  EXPECT_CRITICAL ("*not NULL*",
+      g_assert_null (donar_link_engine_new (NULL, NULL, NULL, NULL)));
+  EXPECT_CRITICAL ("*not NULL*",
+      g_assert_null (donar_call_address_to_string (NULL)));
+  EXPECT_CRITICAL ("*not NULL*", donar_call_address_clear (NULL));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -432,5 +464,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sigpipe/guard", test_sigpipe_guard);
   g_test_add_func ("/link-failure/from-socks", test_failure_from_socks);
   g_test_add_func ("/link-parts/rendezvous-match", test_rendezvous_match);
+  g_test_add_func ("/link-parts/misuse-is-refused", test_misuse_is_refused);
   return g_test_run ();
 }

@@ -4,6 +4,8 @@
 #include "donar-call.h"
 #include "donar-call-contacts.h"
 #include "donar-call-keyfile.h"
+#include "donar-call-tor-control.h"
+#include "../donar-test-critical.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -193,6 +195,43 @@ test_contacts (void)
   g_assert_cmpint (g_rmdir (contacts), ==, 0);
 }
 
+/* Misuse is a critical that does nothing (docs/api.md, "Contracts"). */
+static void
+test_misuse_is_refused (void)
+{
+  DonarCallOptions options;
+  gchar *path = NULL;
+  guint8 key[32] = { 0 };
+
+  EXPECT_CRITICAL ("*options != NULL*",
+      donar_call_options_init (NULL, DONAR_ROLE_CALLER));
+  EXPECT_CRITICAL ("*role <=*",
+      donar_call_options_init (&options, (DonarRole) 2));
+  EXPECT_CRITICAL ("*options != NULL*",
+      g_assert_false (donar_call_options_check (NULL, NULL)));
+  EXPECT_CRITICAL ("*options != NULL*",
+      g_assert_null (donar_call_start (NULL, NULL, NULL, NULL, NULL, NULL)));
+  EXPECT_CRITICAL ("*call != NULL*",
+      g_assert_null (donar_call_get_engine (NULL)));
+  EXPECT_CRITICAL ("*address != NULL*",
+      g_assert_false (donar_call_write_address_file (dir, NULL, NULL)));
+  EXPECT_CRITICAL ("*name != NULL*",
+      g_assert_false (donar_call_contacts_name_is_valid (NULL)));
+  EXPECT_CRITICAL ("*name != NULL*",
+      g_assert_false (donar_call_contacts_write (dir, NULL, key, NULL)));
+  EXPECT_CRITICAL ("*dir != NULL*",
+      g_assert_null (donar_call_contacts_load (NULL, NULL)));
+  donar_call_options_init (&options, DONAR_ROLE_CALLER);
+  EXPECT_CRITICAL ("*path != NULL*",
+      g_assert_false (donar_call_parse_tor_control (&options, "tor-control",
+              "9051", NULL, NULL)));
+  g_assert_cmpuint (options.tor_control_port, ==, 0);
+  g_assert_true (donar_call_parse_tor_control (&options, "tor-control", NULL,
+          &path, NULL));
+  g_assert_null (path);
+  donar_call_options_clear (&options);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -205,6 +244,7 @@ main (int argc, char **argv)
   g_test_add_func ("/call/keyfile/refused", test_refused);
   g_test_add_func ("/call/keyfile/uncreatable", test_uncreatable);
   g_test_add_func ("/call/contacts", test_contacts);
+  g_test_add_func ("/call/misuse-is-refused", test_misuse_is_refused);
   ret = g_test_run ();
   g_rmdir (dir);
   g_free (dir);

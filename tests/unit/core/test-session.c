@@ -1,6 +1,7 @@
 /* Two endpoints of a call joined in memory: frames both ways, piggybacked
  * copies, the invariants of seed 000, bad and foreign input. */
 #include "donar-session-private.h"
+#include "../donar-test-critical.h"
 
 #include <string.h>
 
@@ -654,10 +655,10 @@ test_foreign_input_rejected (void)
   g_assert_false (link_stats.authenticated);
   donar_session_get_link_stats (callee.session, 7, &link_stats);
   g_assert_true (link_stats.authenticated);
-  /* A link that is down, a link that does not exist. */
+  /* A link that is down (one that does not exist is a critical:
+   * test_session_misuse_is_refused). */
   donar_session_link_down (callee.session, 8, 0);
   g_assert_cmpint (feed (&callee, 8, hello), ==, DONAR_ERROR_INVALID_ARGUMENT);
-  g_assert_cmpint (feed (&callee, 12, hello), ==, DONAR_ERROR_INVALID_ARGUMENT);
 
   /* A caller who knows the onion address but not the call's secret: its
    * HELLO answers link 9's CHALLENGE, and fails the tag. */
@@ -714,8 +715,8 @@ test_foreign_input_rejected (void)
 
   donar_session_get_stats (callee.session, &stats);
   /* Moved HELLO, unauthenticated data, stranger, garbage, broken stream;
-   * the calls on links that are down or do not exist are the caller's
-   * mistakes, not input. */
+   * the call on a link that is down is the caller's mistake, not
+   * input. */
   g_assert_cmpuint (stats.messages_rejected, ==, 5);
   g_assert_cmpuint (stats.frames_delivered, ==, 1);
   g_bytes_unref (data);
@@ -1027,12 +1028,6 @@ test_bad_settings (void)
 }
 
 /* The call gives one g_critical matching pattern, and only that. */
-#define EXPECT_CRITICAL(pattern, call) G_STMT_START { \
-  g_test_expect_message (NULL, G_LOG_LEVEL_CRITICAL, pattern); \
-  call; \
-  g_test_assert_expected_messages (); \
-} G_STMT_END
-
 /* Misuse of a link's entry points is a g_critical that changes nothing,
  * never a silent return: 12 links, so link 12 is out of range.  A link
  * reported up twice, or down while closed, is no misuse and no message. */
@@ -1078,6 +1073,58 @@ test_link_misuse_is_refused (void)
   endpoint_clear (&callee);
 }
 
+/* The rest of the session's misuse (docs/api.md, "Contracts"): a
+ * critical and the failure value, nothing written. */
+static void
+test_session_misuse_is_refused (void)
+{
+  DonarConfig config;
+  Endpoint caller, callee;
+  DonarSessionStats st = { 0 };
+  DonarPolicy policy;
+  guint8 nonce[DONAR_WIRE_NONCE] = { 1 };
+  guint link = 99;
+
+  donar_config_init (&config);
+  pair_init (&caller, &callee, &config);
+  EXPECT_CRITICAL ("*session != NULL*",
+      g_assert_cmpint (donar_session_send_frame (NULL, nonce, 1, 0), ==,
+          DONAR_ERROR_INVALID_ARGUMENT));
+  EXPECT_CRITICAL ("*frame != NULL*",
+      g_assert_cmpint (donar_session_send_frame (caller.session, NULL, 1,
+              0), ==, DONAR_ERROR_INVALID_ARGUMENT));
+  EXPECT_CRITICAL ("*link < *n_links*",
+      g_assert_cmpint (donar_session_receive (callee.session, 12, nonce, 1,
+              0), ==, DONAR_ERROR_INVALID_ARGUMENT));
+  EXPECT_CRITICAL ("*nonce != NULL*",
+      g_assert_cmpint (donar_session_identify_link (callee.session, nonce,
+              1, NULL, &link), ==, DONAR_ERROR_INVALID_ARGUMENT));
+  g_assert_cmpuint (link, ==, 99);
+  EXPECT_CRITICAL ("*session != NULL*", donar_session_end (NULL,
+          DONAR_BYE_HUNG_UP, 0));
+  EXPECT_CRITICAL ("*session != NULL*",
+      g_assert_false (donar_session_has_ended (NULL, NULL, NULL)));
+  EXPECT_CRITICAL ("*not NULL*", donar_session_get_stats (caller.session,
+          NULL));
+  EXPECT_CRITICAL ("*version*",
+      donar_session_get_stats_versioned (caller.session, 2, &st));
+  g_assert_cmpuint (st.frames_sent, ==, 0);
+  EXPECT_CRITICAL ("*link < *n_links*",
+      g_assert_cmpint (donar_session_get_link_silence (caller.session, 12,
+              0), ==, 0));
+  EXPECT_CRITICAL ("*link < *n_links*",
+      g_assert_cmpint (donar_session_get_link_lateness (caller.session, 12,
+              0), ==, 0));
+  EXPECT_CRITICAL ("*not NULL*",
+      g_assert_cmpint (donar_config_validate (NULL), ==,
+          DONAR_ERROR_INVALID_ARGUMENT));
+  EXPECT_CRITICAL ("*policy != NULL*",
+      g_assert_false (donar_policy_from_string ("simple", NULL)));
+  g_assert_false (donar_policy_from_string ("none", &policy));
+  endpoint_clear (&caller);
+  endpoint_clear (&callee);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1085,6 +1132,8 @@ main (int argc, char **argv)
   g_test_add_func ("/session/frames-both-ways", test_frames_both_ways);
   g_test_add_func ("/session/link-misuse-is-refused",
       test_link_misuse_is_refused);
+  g_test_add_func ("/session/session-misuse-is-refused",
+      test_session_misuse_is_refused);
   g_test_add_func ("/session/round-trip-from-acknowledgements",
       test_round_trip_from_acknowledgements);
   g_test_add_func ("/session/copy-never-on-the-same-link",

@@ -3,6 +3,7 @@
  * when it puts more than half of the window's frames past the deadline,
  * i.e. when B + (delay - base) > deadline for most of them. */
 #include "donar-base-check.h"
+#include "../donar-test-critical.h"
 
 #define MS 1000
 #define FRAME (40 * MS)
@@ -156,6 +157,16 @@ test_count_above (void)
   donar_playout_free (p);
 }
 
+/* Misuse is a critical that writes nothing (docs/api.md, "Contracts"). */
+static void
+test_misuse_is_refused (void)
+{
+  DonarBaseCheck check = { DONAR_BASE_CHECK_AGREES, 99, 99 };
+
+  EXPECT_CRITICAL ("*playout != NULL*", donar_base_check (NULL, 0, &check));
+  g_assert_cmpuint (check.frames, ==, 99);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -166,5 +177,6 @@ main (int argc, char **argv)
   g_test_add_func ("/base-check/most-past", test_most_past);
   g_test_add_func ("/base-check/no-deadline", test_no_deadline);
   g_test_add_func ("/base-check/count-above", test_count_above);
+  g_test_add_func ("/base-check/misuse-is-refused", test_misuse_is_refused);
   return g_test_run ();
 }

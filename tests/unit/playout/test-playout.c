@@ -1,6 +1,7 @@
 /* The playout-delay estimator on hand-computed cases: 40 ms frames, delays
  * in whole ms, the expected values worked out in the comments. */
 #include "donar-playout.h"
+#include "../donar-test-critical.h"
 
 #include <stdlib.h>
 
@@ -535,6 +536,35 @@ test_config_validation (void)
   g_assert_false (donar_playout_config_is_valid (&c));
 }
 
+/* Misuse is a critical that does nothing (docs/api.md, "Contracts"). */
+static void
+test_misuse_is_refused (void)
+{
+  DonarPlayoutConfig c;
+  DonarPlayout *p;
+  gint64 offset = 7;
+
+  EXPECT_CRITICAL ("*p != NULL*",
+      g_assert_false (donar_playout_push (NULL, 0, 0)));
+  EXPECT_CRITICAL ("*p != NULL*", donar_playout_reset (NULL));
+  EXPECT_CRITICAL ("*p != NULL*", donar_playout_set_base_delay (NULL, 0));
+  donar_playout_config_init (&c);
+  p = donar_playout_new (&c);
+  EXPECT_CRITICAL ("*offset_us != NULL*",
+      g_assert_false (donar_playout_get_offset (p, NULL)));
+  EXPECT_CRITICAL ("*p != NULL*",
+      g_assert_false (donar_playout_get_offset (NULL, &offset)));
+  g_assert_cmpint (offset, ==, 7);
+  EXPECT_CRITICAL ("*not NULL*", donar_playout_get_stats (p, NULL));
+  EXPECT_CRITICAL ("*config != NULL*",
+      g_assert_null (donar_playout_new_versioned (1, NULL)));
+  c.max_samples = 0;
+  EXPECT_CRITICAL ("*config_is_valid*", donar_playout_set_config (p, &c));
+  donar_playout_get_config (p, &c);
+  g_assert_cmpuint (c.max_samples, ==, DONAR_PLAYOUT_DEFAULT_MAX_SAMPLES);
+  donar_playout_free (p);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -551,5 +581,6 @@ main (int argc, char **argv)
   g_test_add_func ("/playout/drift", test_drift);
   g_test_add_func ("/playout/bounded-samples", test_bounded_samples);
   g_test_add_func ("/playout/config-validation", test_config_validation);
+  g_test_add_func ("/playout/misuse-is-refused", test_misuse_is_refused);
   return g_test_run ();
 }

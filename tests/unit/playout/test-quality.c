@@ -2,6 +2,7 @@
  * tools/quality/qscore.py computes it, G.107 Annex B's MOS, the bands, and
  * the sliding window of frames on hand-made calls of 40-ms frames. */
 #include "donar-quality.h"
+#include "../donar-test-critical.h"
 
 #define MS 1000
 #define FRAME (40 * MS)
@@ -266,6 +267,30 @@ test_config (void)
   g_assert_false (donar_quality_config_is_valid (&c));
 }
 
+/* Misuse is a critical that does nothing (docs/api.md, "Contracts"). */
+static void
+test_misuse_is_refused (void)
+{
+  DonarQualityConfig c;
+  DonarQuality *q;
+  DonarQualityReport report;
+
+  donar_quality_config_init (&c);
+  q = donar_quality_new (&c);
+  EXPECT_CRITICAL ("*quality != NULL*",
+      donar_quality_push (NULL, 0, DONAR_QUALITY_PLAYED, 0));
+  EXPECT_CRITICAL ("*fate <=*", donar_quality_push (q, 0, (DonarQualityFate) 3, 0));
+  g_assert_cmpint (donar_quality_get_expiry (q), ==, G_MAXINT64);
+  EXPECT_CRITICAL ("*quality != NULL*",
+      g_assert_false (donar_quality_handle_expiry (NULL, 0, &report)));
+  EXPECT_CRITICAL ("*quality != NULL*",
+      g_assert_false (donar_quality_lost_was_late (NULL)));
+  EXPECT_CRITICAL ("*quality != NULL*", donar_quality_reset (NULL));
+  EXPECT_CRITICAL ("*not NULL*",
+      g_assert_null (donar_quality_new_versioned (1, NULL)));
+  donar_quality_free (q);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -279,5 +304,6 @@ main (int argc, char **argv)
   g_test_add_func ("/quality/delay-mean-and-gaps", test_delay_mean_and_gaps);
   g_test_add_func ("/quality/bounded", test_bounded);
   g_test_add_func ("/quality/config", test_config);
+  g_test_add_func ("/quality/misuse-is-refused", test_misuse_is_refused);
   return g_test_run ();
 }

@@ -2,6 +2,8 @@
  * (RFC 7748, section 6.1, Alice's pair), and the base32 spelling tor
  * uses, checked against Python's base64.b32encode. */
 #include "donar-client-auth.h"
+#include "donar-tor-security.h"
+#include "../donar-test-critical.h"
 
 #include <string.h>
 
@@ -85,6 +87,27 @@ test_base32 (void)
   g_assert_false (donar_client_auth_from_base32 (NULL, back));
 }
 
+/* Misuse is a critical that does nothing (docs/api.md, "Contracts"). */
+static void
+test_misuse_is_refused (void)
+{
+  DonarClientAuthKey key;
+  DonarTorSecurity security = DONAR_TOR_SECURITY_ONE_WAY;
+
+  EXPECT_CRITICAL ("*key != NULL*",
+      g_assert_false (donar_client_auth_key_generate (NULL, NULL)));
+  EXPECT_CRITICAL ("*secret != NULL*",
+      g_assert_false (donar_client_auth_key_from_secret (&key, NULL, NULL)));
+  EXPECT_CRITICAL ("*bytes != NULL*",
+      g_assert_null (donar_client_auth_to_base32 (NULL)));
+  EXPECT_CRITICAL ("*bytes != NULL*",
+      g_assert_false (donar_client_auth_from_base32 ("a", NULL)));
+  EXPECT_CRITICAL ("*security != NULL*",
+      g_assert_false (donar_tor_security_from_string ("1way", NULL)));
+  g_assert_false (donar_tor_security_from_string ("3hop", &security));
+  g_assert_cmpint (security, ==, DONAR_TOR_SECURITY_ONE_WAY);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -94,5 +117,6 @@ main (int argc, char **argv)
   g_test_add_func ("/client-auth/generated-keys-differ",
       test_generated_keys_differ);
   g_test_add_func ("/client-auth/base32", test_base32);
+  g_test_add_func ("/client-auth/misuse-is-refused", test_misuse_is_refused);
   return g_test_run ();
 }
