@@ -62,7 +62,7 @@ donar_session_new_versioned (gint config_version,
   /* Whole structs of the latest version, so that the session never reads
    * past the end of an older program's. */
   DonarConfig config_latest;
-  DonarCallbacks callbacks_latest = { NULL };
+  DonarCallbacks callbacks_latest = { 0 };
   const DonarConfig *config = &config_latest;
   const DonarCallbacks *callbacks = &callbacks_latest;
   DonarError invalid = DONAR_ERROR_INVALID_ARGUMENT;
