@@ -378,7 +378,7 @@ def report_table(modes, policies, ratios):
     print(flush=True)
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.path.join(TOP, "build"))
     ap.add_argument("--runs", type=int, default=3)
@@ -400,6 +400,132 @@ def main():
     a = ap.parse_args()
     if a.load < 0:
         ap.error("--load needs 0 or more processes")
+    return a
+
+
+def record_mode(m, run, mode, got, base):
+    """A mode's two endpoints of one run into m, beside the run's baseline."""
+    res, lats = got
+    for role in ("caller", "callee"):
+        r = res[role]
+        m["cpu"].append(r["cpu_us_per_event"])
+        m["cpu_beyond"].append(r["cpu_us_per_event"] - base["cpu"])
+        m["sw"].append(r["switches_per_event"])
+        m["sw_beyond"].append(r["switches_per_event"] - base["sw"])
+        m["vol_beyond"].append(r["voluntary_switches_per_event"] - base["vol"])
+        m["rss_beyond"].append((r["vmrss_kib"] - base["rss"]) / 1024)
+        m["hwm_beyond"].append((r["vmhwm_kib"] - base["hwm"]) / 1024)
+        print("  run %d %s %s: %.1f µs/event (%+.1f), %.2f switches/event "
+              "(%+.2f; voluntary %+.2f), VmRSS %.1f MiB, VmHWM %.1f MiB, %d frames sent, "
+              "%d received"
+              % (run + 1, mode, role, r["cpu_us_per_event"],
+                 r["cpu_us_per_event"] - base["cpu"], r["switches_per_event"],
+                 r["switches_per_event"] - base["sw"],
+                 r["voluntary_switches_per_event"] - base["vol"],
+                 r["vmrss_kib"] / 1024,
+                 r["vmhwm_kib"] / 1024, r["frames_sent"],
+                 r["frames_received"]), flush=True)
+    print("  run %d %s one-way delay sink -> src: p50 %.3f ms, p99 %.3f ms, "
+          "max %.3f ms (%d frames)" % (run + 1, mode, pct(lats, .5),
+                                      pct(lats, .99), max(lats), len(lats)),
+          flush=True)
+    m["lat"].append((pct(lats, .5), pct(lats, .99), max(lats)))
+
+
+def measure_run(build, tmp, seconds, policies, run, modes, ratios):
+    """One run: every mode within minutes, on the same load."""
+    got = {}
+    for policy in policies:
+        got[policy] = elements_run(build, tmp, seconds, policy)
+    got["udp"] = udp_run(build, tmp, seconds)
+    baselines = baseline_runs(build, seconds)
+    base = {"cpu": min(x["cpu_us_per_event"] for x in baselines),
+            "sw": min(x["switches_per_event"] for x in baselines),
+            "vol": min(x["voluntary_switches_per_event"] for x in baselines),
+            "rss": min(x["vmrss_kib"] for x in baselines),
+            "hwm": min(x["vmhwm_kib"] for x in baselines)}
+    modes["baseline"]["cpu"].append(base["cpu"])
+    modes["baseline"]["sw"].append(base["sw"])
+    print("  run %d baseline (best of 2): %.1f µs/event, %.2f switches/event "
+          "(%.2f voluntary), VmRSS %.1f MiB"
+          % (run + 1, base["cpu"], base["sw"], base["vol"], base["rss"] / 1024),
+          flush=True)
+    for mode in ["udp"] + policies:
+        record_mode(modes[mode], run, mode, got[mode], base)
+    u = mean(modes["udp"]["cpu_beyond"][-2:])
+    for policy in policies:
+        d = mean(modes[policy]["cpu_beyond"][-2:])
+        ratios.setdefault(policy, []).append(d / u if u > 0 else float("nan"))
+        print("  run %d %s CPU beyond the baseline ÷ the anchor's: %.2f"
+              % (run + 1, policy, ratios[policy][-1]), flush=True)
+
+
+def measure_endpoints(a, build, tmp, results):
+    """1-3: CPU, memory and delay of one endpoint, each policy against the
+    anchor and the baseline."""
+    policies = [p for p in a.policies.split(",") if p]
+    modes = {m: {k: [] for k in ("cpu", "cpu_beyond", "sw", "sw_beyond", "vol_beyond",
+                                 "rss_beyond", "hwm_beyond", "lat")}
+             for m in ["baseline", "udp"] + policies}
+    ratios = {}
+    print("# 1-3: one endpoint (12 links, 25 frames/s each way, direct), "
+          "%d runs of %.0f s; in each run a call per policy (%s), the anchor "
+          "(udpsink/udpsrc) and the baseline" % (a.runs, a.seconds,
+                                                  ", ".join(policies)),
+          flush=True)
+    for run in range(a.runs):
+        measure_run(build, tmp, a.seconds, policies, run, modes, ratios)
+    results["modes"] = modes
+    results["ratio_to_anchor"] = ratios
+    report_table(modes, policies, ratios)
+
+
+def measure_instructions(a, build, tmp, results):
+    """3. under callgrind: instructions per frame event beyond the baseline."""
+    irs, irs_udp = [], []
+    for run in range(a.runs):
+        ir = callgrind_run(build, tmp, min(a.seconds, 10))
+        print("  callgrind run %d: instructions per frame event: caller %.0f, "
+              "callee %.0f, udp caller %.0f, udp callee %.0f, baseline %.0f"
+              % (run + 1, ir["caller"], ir["callee"], ir["udp-caller"],
+                 ir["udp-callee"], ir["baseline"]), flush=True)
+        irs += [ir["caller"] - ir["baseline"], ir["callee"] - ir["baseline"]]
+        irs_udp += [ir["udp-caller"] - ir["baseline"],
+                    ir["udp-callee"] - ir["baseline"]]
+    results["instructions_per_event"] = irs
+    results["udp_instructions_per_event"] = irs_udp
+    print("user-space instructions per frame event beyond the baseline: DONAR "
+          "(alternate) %s, udpsink/udpsrc %s"
+          % (rng(irs, "%.0f"), rng(irs_udp, "%.0f")), flush=True)
+
+
+def measure_donar_call(a, build, tmp, results):
+    """3. donar-call --direct's own one-way p99, both ends."""
+    dc = []
+    for run in range(a.runs):
+        caller, callee = donar_call_direct(build, tmp, min(a.seconds, 10))
+        dc += [caller["latency_ms"]["p99"], callee["latency_ms"]["p99"]]
+    results["donar_call_direct_p99_ms"] = dc
+    print("donar-call --direct one-way p99 (both ends, %d runs): %s ms"
+          % (a.runs, rng(dc)), flush=True)
+
+
+def measure_links(a, build, tmp, results):
+    """4. the time to all 12 links open."""
+    if not a.skip_torsim:
+        t = [torsim_links(build, tmp, seed) for seed in range(1, a.runs + 1)]
+        results["torsim_all_links_s"] = t
+        print("donar-torsim (seeds 1-%d): all 12 links open %s s after dialing"
+              % (a.runs, rng(t, "%.2f")), flush=True)
+    if a.tor_network:
+        t = tor_network_links(build, tmp, a.runs)
+        results["tor_network_all_links_s"] = t
+        print("private Tor network: all 12 links open %s s after dialing"
+              % rng(t, "%.2f"), flush=True)
+
+
+def main():
+    a = parse_args()
     build = os.path.abspath(a.build)
     results = {"load": a.load}
     load = []
@@ -409,109 +535,14 @@ def main():
                 load = start_load(a.load)
                 print("# under load: %d spinning processes (PIDs %s) all along"
                       % (a.load, ", ".join(str(p.pid) for p in load)), flush=True)
-            policies = [p for p in a.policies.split(",") if p]
-            modes = {m: {k: [] for k in ("cpu", "cpu_beyond", "sw", "sw_beyond", "vol_beyond",
-                                         "rss_beyond", "hwm_beyond", "lat")}
-                     for m in ["baseline", "udp"] + policies}
-            ratios = {}
             runs = 0 if a.links_only else a.runs
             if runs:
-                print("# 1-3: one endpoint (12 links, 25 frames/s each way, direct), "
-                      "%d runs of %.0f s; in each run a call per policy (%s), the anchor "
-                      "(udpsink/udpsrc) and the baseline" % (a.runs, a.seconds,
-                                                              ", ".join(policies)),
-                      flush=True)
-            for run in range(runs):
-                # One run: every mode within minutes, on the same load.
-                got = {}
-                for policy in policies:
-                    got[policy] = elements_run(build, tmp, a.seconds, policy)
-                got["udp"] = udp_run(build, tmp, a.seconds)
-                base = baseline_runs(build, a.seconds)
-                b_cpu = min(x["cpu_us_per_event"] for x in base)
-                b_sw = min(x["switches_per_event"] for x in base)
-                b_vol = min(x["voluntary_switches_per_event"] for x in base)
-                b_rss = min(x["vmrss_kib"] for x in base)
-                b_hwm = min(x["vmhwm_kib"] for x in base)
-                modes["baseline"]["cpu"].append(b_cpu)
-                modes["baseline"]["sw"].append(b_sw)
-                print("  run %d baseline (best of 2): %.1f µs/event, %.2f switches/event "
-                      "(%.2f voluntary), VmRSS %.1f MiB"
-                      % (run + 1, b_cpu, b_sw, b_vol, b_rss / 1024), flush=True)
-                for mode in ["udp"] + policies:
-                    res, lats = got[mode]
-                    m = modes[mode]
-                    for role in ("caller", "callee"):
-                        r = res[role]
-                        m["cpu"].append(r["cpu_us_per_event"])
-                        m["cpu_beyond"].append(r["cpu_us_per_event"] - b_cpu)
-                        m["sw"].append(r["switches_per_event"])
-                        m["sw_beyond"].append(r["switches_per_event"] - b_sw)
-                        m["vol_beyond"].append(r["voluntary_switches_per_event"] - b_vol)
-                        m["rss_beyond"].append((r["vmrss_kib"] - b_rss) / 1024)
-                        m["hwm_beyond"].append((r["vmhwm_kib"] - b_hwm) / 1024)
-                        print("  run %d %s %s: %.1f µs/event (%+.1f), %.2f switches/event "
-                              "(%+.2f; voluntary %+.2f), VmRSS %.1f MiB, VmHWM %.1f MiB, %d frames sent, "
-                              "%d received"
-                              % (run + 1, mode, role, r["cpu_us_per_event"],
-                                 r["cpu_us_per_event"] - b_cpu, r["switches_per_event"],
-                                 r["switches_per_event"] - b_sw,
-                                 r["voluntary_switches_per_event"] - b_vol,
-                                 r["vmrss_kib"] / 1024,
-                                 r["vmhwm_kib"] / 1024, r["frames_sent"],
-                                 r["frames_received"]), flush=True)
-                    print("  run %d %s one-way delay sink -> src: p50 %.3f ms, p99 %.3f ms, "
-                          "max %.3f ms (%d frames)" % (run + 1, mode, pct(lats, .5),
-                                                      pct(lats, .99), max(lats), len(lats)),
-                          flush=True)
-                    m["lat"].append((pct(lats, .5), pct(lats, .99), max(lats)))
-                u = mean(modes["udp"]["cpu_beyond"][-2:])
-                for policy in policies:
-                    d = mean(modes[policy]["cpu_beyond"][-2:])
-                    ratios.setdefault(policy, []).append(d / u if u > 0 else float("nan"))
-                    print("  run %d %s CPU beyond the baseline ÷ the anchor's: %.2f"
-                          % (run + 1, policy, ratios[policy][-1]), flush=True)
-            if runs:
-                results["modes"] = modes
-                results["ratio_to_anchor"] = ratios
-                report_table(modes, policies, ratios)
-
+                measure_endpoints(a, build, tmp, results)
             if a.callgrind and runs:
-                irs, irs_udp = [], []
-                for run in range(a.runs):
-                    ir = callgrind_run(build, tmp, min(a.seconds, 10))
-                    print("  callgrind run %d: instructions per frame event: caller %.0f, "
-                          "callee %.0f, udp caller %.0f, udp callee %.0f, baseline %.0f"
-                          % (run + 1, ir["caller"], ir["callee"], ir["udp-caller"],
-                             ir["udp-callee"], ir["baseline"]), flush=True)
-                    irs += [ir["caller"] - ir["baseline"], ir["callee"] - ir["baseline"]]
-                    irs_udp += [ir["udp-caller"] - ir["baseline"],
-                                ir["udp-callee"] - ir["baseline"]]
-                results["instructions_per_event"] = irs
-                results["udp_instructions_per_event"] = irs_udp
-                print("user-space instructions per frame event beyond the baseline: DONAR "
-                      "(alternate) %s, udpsink/udpsrc %s"
-                      % (rng(irs, "%.0f"), rng(irs_udp, "%.0f")), flush=True)
-
-            dc = []
-            for run in range(runs):
-                caller, callee = donar_call_direct(build, tmp, min(a.seconds, 10))
-                dc += [caller["latency_ms"]["p99"], callee["latency_ms"]["p99"]]
+                measure_instructions(a, build, tmp, results)
             if runs:
-                results["donar_call_direct_p99_ms"] = dc
-                print("donar-call --direct one-way p99 (both ends, %d runs): %s ms"
-                      % (a.runs, rng(dc)), flush=True)
-
-            if not a.skip_torsim:
-                t = [torsim_links(build, tmp, seed) for seed in range(1, a.runs + 1)]
-                results["torsim_all_links_s"] = t
-                print("donar-torsim (seeds 1-%d): all 12 links open %s s after dialing"
-                      % (a.runs, rng(t, "%.2f")), flush=True)
-            if a.tor_network:
-                t = tor_network_links(build, tmp, a.runs)
-                results["tor_network_all_links_s"] = t
-                print("private Tor network: all 12 links open %s s after dialing"
-                      % rng(t, "%.2f"), flush=True)
+                measure_donar_call(a, build, tmp, results)
+            measure_links(a, build, tmp, results)
         finally:
             stop_all()
             stop_load(load)

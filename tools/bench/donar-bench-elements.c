@@ -197,34 +197,35 @@ packet_seq (GstBuffer * buffer)
   return (guint16) (header[2] << 8 | header[3]);
 }
 
+/* A frame seen: counted, and its time kept with --times. */
 static GstPadProbeReturn
-on_sent (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+stamp_frame (Bench * b, GstPadProbeInfo * info, gint64 * count, GArray * stamps)
 {
-  Bench *b = user_data;
   Stamp s = { packet_seq (GST_PAD_PROBE_INFO_BUFFER (info)), now_us () };
 
-  g_atomic_pointer_add (&b->frames_sent, 1);
+  g_atomic_pointer_add (count, 1);
   if (b->o.times) {
     g_mutex_lock (&b->lock);
-    g_array_append_val (b->sent, s);
+    g_array_append_val (stamps, s);
     g_mutex_unlock (&b->lock);
   }
   return GST_PAD_PROBE_OK;
 }
 
 static GstPadProbeReturn
+on_sent (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Bench *b = user_data;
+
+  return stamp_frame (b, info, &b->frames_sent, b->sent);
+}
+
+static GstPadProbeReturn
 on_received (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   Bench *b = user_data;
-  Stamp s = { packet_seq (GST_PAD_PROBE_INFO_BUFFER (info)), now_us () };
 
-  g_atomic_pointer_add (&b->frames_received, 1);
-  if (b->o.times) {
-    g_mutex_lock (&b->lock);
-    g_array_append_val (b->recv, s);
-    g_mutex_unlock (&b->lock);
-  }
-  return GST_PAD_PROBE_OK;
+  return stamp_frame (b, info, &b->frames_received, b->recv);
 }
 
 static void
@@ -382,11 +383,10 @@ build (Bench * b)
   gst_object_unref (pad);
 }
 
-int
-main (int argc, char **argv)
+/* The options, with their defaults: 0, or the exit status. */
+static int
+parse_options (Options * o, int argc, char **argv)
 {
-  Bench b = { 0 };
-  Options *o = &b.o;
   GOptionEntry entries[] = {
     {"baseline", 0, 0, G_OPTION_ARG_NONE, &o->baseline,
         "The same pipeline shape without the donar elements", NULL},
@@ -418,10 +418,6 @@ main (int argc, char **argv)
   g_autoptr (GOptionContext) context =
       g_option_context_new ("[callee | caller]");
   GError *error = NULL;
-  gdouble u0, s0, u1, s1, c0, c1;
-  glong w0, w1, v0, v1;
-  gint64 sent0, recv0, sent1, recv1, start, end, t_all;
-  guint64 rss, hwm;
 
   o->seconds = 20;
   o->warmup = 2;
@@ -449,6 +445,111 @@ main (int argc, char **argv)
     g_printerr ("donar-bench-elements: caller: --address\n");
     return 2;
   }
+  return 0;
+}
+
+static gboolean
+peer_frame_came (Bench * b)
+{
+  return g_atomic_pointer_get (&b->frames_received) != 0;
+}
+
+static gboolean
+all_links_up (Bench * b)
+{
+  return links_up (b) >= (guint) b->o.links;
+}
+
+/* Polls until ready (b), for 120 s from start at most: FALSE then. */
+static gboolean
+wait_until (Bench * b, gint64 start, gboolean (*ready) (Bench * b),
+    const char *what)
+{
+  while (!ready (b)) {
+    check_bus (b);
+    if (now_us () - start > 120 * G_USEC_PER_SEC) {
+      g_printerr ("donar-bench-elements: %s in 120 s\n", what);
+      return FALSE;
+    }
+    g_usleep (2 * 1000);
+  }
+  return TRUE;
+}
+
+/* What the process did over the measured window. */
+typedef struct
+{
+  gdouble u0, s0, u1, s1, c0, c1;
+  glong w0, w1, v0, v1;
+  gint64 sent0, recv0, sent1, recv1, start, end;
+  guint64 rss, hwm;
+} Window;
+
+static void
+measure_window (Bench * b, Window * w)
+{
+  CALLGRIND_ZERO_STATS;
+  w->c0 = cpu_s (&w->u0, &w->s0, &w->w0, &w->v0);
+  w->sent0 = g_atomic_pointer_get (&b->frames_sent);
+  w->recv0 = g_atomic_pointer_get (&b->frames_received);
+  w->start = now_us ();
+  wait_us (b, w->start + (gint64) (b->o.seconds * G_USEC_PER_SEC));
+  w->c1 = cpu_s (&w->u1, &w->s1, &w->w1, &w->v1);
+  w->end = now_us ();
+  CALLGRIND_DUMP_STATS_AT ("window");
+  w->sent1 = g_atomic_pointer_get (&b->frames_sent);
+  w->recv1 = g_atomic_pointer_get (&b->frames_received);
+  read_memory (&w->rss, &w->hwm);
+  /* The same timer feeds both. */
+  if (b->o.baseline)
+    w->sent1 = w->sent0 + (w->recv1 - w->recv0);
+}
+
+static void
+print_window (const Bench * b, const Window * w)
+{
+  const Options *o = &b->o;
+  gdouble events = ((w->sent1 - w->sent0) + (w->recv1 - w->recv0)) / 2.0;
+
+  g_print ("{\"mode\": \"%s\", \"role\": \"%s\", \"seconds\": %.2f, "
+      "\"frames_sent\": %" G_GINT64_FORMAT ", \"frames_received\": %"
+      G_GINT64_FORMAT ", \"cpu_s\": %.4f, \"user_s\": %.4f, "
+      "\"sys_s\": %.4f, \"cpu_us_per_event\": %.2f, "
+      "\"switches_per_event\": %.2f, "
+      "\"voluntary_switches_per_event\": %.2f, \"vmrss_kib\": %"
+      G_GUINT64_FORMAT ", \"vmhwm_kib\": %" G_GUINT64_FORMAT "}\n",
+      o->baseline ? "baseline" : o->udp ? "udp" : "donar", o->role,
+      (w->end - w->start) / 1e6, w->sent1 - w->sent0, w->recv1 - w->recv0,
+      w->c1 - w->c0, w->u1 - w->u0, w->s1 - w->s0,
+      events > 0 ? (w->c1 - w->c0) * 1e6 / events : 0.0,
+      events > 0 ? (w->w1 - w->w0) / events : 0.0,
+      events > 0 ? (w->v1 - w->v0) / events : 0.0, w->rss, w->hwm);
+}
+
+/* The tail for the peer's window, then the sender and the pipeline
+ * stopped. */
+static void
+stop (Bench * b)
+{
+  wait_us (b, now_us () + (gint64) (b->o.tail * G_USEC_PER_SEC));
+  g_atomic_int_set (&b->stop, 1);
+  g_thread_join (b->thread);
+  for (guint i = 0; i < 2 && b->appsrc[i]; i++)
+    gst_app_src_end_of_stream (GST_APP_SRC (b->appsrc[i]));
+  gst_element_set_state (b->pipeline, GST_STATE_NULL);
+}
+
+int
+main (int argc, char **argv)
+{
+  Bench b = { 0 };
+  Options *o = &b.o;
+  gint64 start;
+  Window w;
+  int status = parse_options (o, argc, argv);
+
+  if (status != 0)
+    return status;
   gst_init (NULL, NULL);
   g_mutex_init (&b.lock);
   b.sent = g_array_new (FALSE, FALSE, sizeof (Stamp));
@@ -466,69 +567,18 @@ main (int argc, char **argv)
 
   /* The peer's first frame (udp): both ends send from then on, as with
    * the donar links below. */
-  if (o->udp) {
-    while (g_atomic_pointer_get (&b.frames_received) == 0) {
-      check_bus (&b);
-      if (now_us () - start > 120 * G_USEC_PER_SEC) {
-        g_printerr ("donar-bench-elements: no frame from the peer in 120 s\n");
-        return 1;
-      }
-      g_usleep (2 * 1000);
-    }
-  }
+  if (o->udp && !wait_until (&b, start, peer_frame_came,
+          "no frame from the peer"))
+    return 1;
   /* All links open (donar), then the warmup. */
-  if (!o->baseline && !o->udp) {
-    while (links_up (&b) < (guint) o->links) {
-      check_bus (&b);
-      if (now_us () - start > 120 * G_USEC_PER_SEC) {
-        g_printerr ("donar-bench-elements: not all links open in 120 s\n");
-        return 1;
-      }
-      g_usleep (2 * 1000);
-    }
-  }
-  t_all = now_us ();
-  wait_us (&b, t_all + (gint64) (o->warmup * G_USEC_PER_SEC));
+  if (!o->baseline && !o->udp && !wait_until (&b, start, all_links_up,
+          "not all links open"))
+    return 1;
+  wait_us (&b, now_us () + (gint64) (o->warmup * G_USEC_PER_SEC));
 
-  CALLGRIND_ZERO_STATS;
-  c0 = cpu_s (&u0, &s0, &w0, &v0);
-  sent0 = g_atomic_pointer_get (&b.frames_sent);
-  recv0 = g_atomic_pointer_get (&b.frames_received);
-  start = now_us ();
-  wait_us (&b, start + (gint64) (o->seconds * G_USEC_PER_SEC));
-  c1 = cpu_s (&u1, &s1, &w1, &v1);
-  end = now_us ();
-  CALLGRIND_DUMP_STATS_AT ("window");
-  sent1 = g_atomic_pointer_get (&b.frames_sent);
-  recv1 = g_atomic_pointer_get (&b.frames_received);
-  read_memory (&rss, &hwm);
-  if (o->baseline)
-    sent1 = sent0 + (recv1 - recv0);    /* the same timer feeds both */
-
-  wait_us (&b, now_us () + (gint64) (o->tail * G_USEC_PER_SEC));
-  g_atomic_int_set (&b.stop, 1);
-  g_thread_join (b.thread);
-  for (guint i = 0; i < 2 && b.appsrc[i]; i++)
-    gst_app_src_end_of_stream (GST_APP_SRC (b.appsrc[i]));
-  gst_element_set_state (b.pipeline, GST_STATE_NULL);
-
-  {
-    gdouble events = ((sent1 - sent0) + (recv1 - recv0)) / 2.0;
-
-    g_print ("{\"mode\": \"%s\", \"role\": \"%s\", \"seconds\": %.2f, "
-        "\"frames_sent\": %" G_GINT64_FORMAT ", \"frames_received\": %"
-        G_GINT64_FORMAT ", \"cpu_s\": %.4f, \"user_s\": %.4f, "
-        "\"sys_s\": %.4f, \"cpu_us_per_event\": %.2f, "
-        "\"switches_per_event\": %.2f, "
-        "\"voluntary_switches_per_event\": %.2f, \"vmrss_kib\": %"
-        G_GUINT64_FORMAT ", \"vmhwm_kib\": %" G_GUINT64_FORMAT "}\n",
-        o->baseline ? "baseline" : o->udp ? "udp" : "donar", o->role,
-        (end - start) / 1e6, sent1 - sent0, recv1 - recv0,
-        c1 - c0, u1 - u0, s1 - s0,
-        events > 0 ? (c1 - c0) * 1e6 / events : 0.0,
-        events > 0 ? (w1 - w0) / events : 0.0,
-        events > 0 ? (v1 - v0) / events : 0.0, rss, hwm);
-  }
+  measure_window (&b, &w);
+  stop (&b);
+  print_window (&b, &w);
   if (o->times) {
     g_autofree gchar *sent = g_strconcat (o->times, ".sent", NULL);
     g_autofree gchar *recv = g_strconcat (o->times, ".recv", NULL);

@@ -519,72 +519,85 @@ unplayed_burst_ratio (const gboolean * played, guint n)
 
 /* ---- a call ---- */
 
-static gboolean
-replay_log (const FrameLog * log, const Packets * packets,
-    const Reference * ref, PlayoutKind kind, gint64 static_us,
-    const char *playout_name, guint warmup, gboolean all_segments,
-    const char *out_dir, GString * report, GError ** error)
+/* A call cut into segments of one loop of the reference each. */
+typedef struct
 {
-  guint L = ref->loop_frames, seg_len = L * OUT_FRAME;
-  guint n_segments = (log->n + L - 1) / L;
-  gint16 **segments = g_new0 (gint16 *, n_segments);
-  gboolean *damaged = g_new0 (gboolean, n_segments);
-  guint *lens = g_new (guint, n_segments);
-  gboolean *played;
-  guint n_damaged = 0;
-  Fates f;
-  GString *json;
-  gboolean ok = TRUE;
-  g_autofree gchar *json_name = g_strdup_printf ("%s.json", log->name);
-  g_autofree gchar *json_path = g_build_filename (out_dir, json_name, NULL);
-  g_autofree gchar *one_way_p50 = NULL;
-  g_autofree gchar *one_way_p99 = NULL;
+  guint frames;                 /* a segment's (L); the last may have fewer */
+  guint n;
+  guint n_damaged;
+  gint16 **pcm;                 /* NULL: not decoded */
+  gboolean *damaged;
+  guint *lens;                  /* samples at OUT_RATE */
+} Segments;
 
-  fates_compute (log, kind, static_us, &f);
-  if (f.n_arrived > 0) {
-    one_way_p50 = g_strdup_printf ("%.3f",
-        percentile (f.one_way, f.n_arrived, 0.5) / 1e3);
-    one_way_p99 = g_strdup_printf ("%.3f",
-        percentile (f.one_way, f.n_arrived, 0.99) / 1e3);
-  } else {
-    one_way_p50 = g_strdup ("null");
-    one_way_p99 = g_strdup ("null");
-  }
-  /* Frame n (after the last) is decoded for the lookahead's tail of the
-   * last segment: as if played. */
-  played = g_new (gboolean, log->n + 1);
-  memcpy (played, f.played, log->n * sizeof (gboolean));
-  played[log->n] = TRUE;
-
-  for (guint s = 0; s < n_segments; s++) {
+/* Which segments are damaged, and which are to be decoded: the damaged
+ * ones, or all of them with all_segments.  played has log->n + 1 frames. */
+static void
+segments_mark (Segments * segs, const FrameLog * log, const Packets * packets,
+    const gboolean * played, guint L, gboolean all_segments)
+{
+  segs->frames = L;
+  segs->n = (log->n + L - 1) / L;
+  segs->n_damaged = 0;
+  segs->pcm = g_new0 (gint16 *, segs->n);
+  segs->damaged = g_new0 (gboolean, segs->n);
+  segs->lens = g_new (guint, segs->n);
+  for (guint s = 0; s < segs->n; s++) {
     guint first = s * L, end = MIN (first + L, log->n);
     guint from = first >= GUARD_BEFORE ? first - GUARD_BEFORE : 0;
     guint to = packets->lookahead > 0 ? end + 1 : end;
     gboolean clean = TRUE;
 
-    lens[s] = (end - first) * OUT_FRAME;
+    segs->lens[s] = (end - first) * OUT_FRAME;
     for (guint k = from; k < to && clean; k++)
       clean = played[k];
     if (!clean)
-      n_damaged++;
+      segs->n_damaged++;
     if (!clean || all_segments)
-      segments[s] = g_new0 (gint16, lens[s]);
-    damaged[s] = !clean;
+      segs->pcm[s] = g_new0 (gint16, segs->lens[s]);
+    segs->damaged[s] = !clean;
   }
+}
 
-  if (n_damaged > 0 || all_segments)
-    ok = decode (packets, played, log->n + 1, seg_len, segments, lens,
-        n_segments, warmup, error);
+static void
+segments_clear (Segments * segs)
+{
+  for (guint s = 0; s < segs->n; s++)
+    g_free (segs->pcm[s]);
+  g_free (segs->pcm);
+  g_free (segs->damaged);
+  g_free (segs->lens);
+}
 
-  json = g_string_new ("{\"log\": ");
+/* In ms, or null when there is no delay. */
+static gchar *
+percentile_ms_or_null (const gint64 * sorted, guint n, gdouble q)
+{
+  if (n == 0)
+    return g_strdup ("null");
+  return g_strdup_printf ("%.3f", percentile (sorted, n, q) / 1e3);
+}
+
+/* The log's JSON summary up to the list of its damaged segments. */
+static GString *
+log_summary_json (const FrameLog * log, const Packets * packets,
+    const Fates * f, const Segments * segs, const char *playout_name)
+{
+  g_autofree gchar *one_way_p50 =
+      percentile_ms_or_null (f->one_way, f->n_arrived, 0.5);
+  g_autofree gchar *one_way_p99 =
+      percentile_ms_or_null (f->one_way, f->n_arrived, 0.99);
+  GString *json = g_string_new ("{\"log\": ");
+  gboolean first = TRUE;
+
   tool_json_append_string (json, log->path);
   g_string_append (json, ", \"name\": ");
   tool_json_append_string (json, log->name);
   g_string_append (json, ", \"playout\": ");
   tool_json_append_string (json, playout_name);
-  if (f.fixed_delay_us >= 0)
+  if (f->fixed_delay_us >= 0)
     g_string_append_printf (json, ", \"playout_fixed_ms\": %.3f",
-        f.fixed_delay_us / 1e3);
+        f->fixed_delay_us / 1e3);
   g_string_append_printf (json, ", \"frames\": %u, \"lost\": %u, "
       "\"late\": %u, \"played\": %u, \"frame_ms\": %d, "
       "\"frames_per_segment\": %u, \"segments\": %u, "
@@ -594,30 +607,39 @@ replay_log (const FrameLog * log, const Packets * packets,
       "\"playout_delay_ms\": {\"p50\": %.3f, \"p99\": %.3f}, "
       "\"one_way_delay_ms\": {\"p50\": %s, \"p99\": %s}, "
       "\"burst_ratio\": %.4f, "
-      "\"damaged_segments\": [", log->n, f.lost, f.late,
-      log->n - f.lost - f.late, FRAME_MS, L, n_segments,
-      log->n - (n_segments - 1) * L, OUT_RATE, packets->lookahead,
+      "\"damaged_segments\": [", log->n, f->lost, f->late,
+      log->n - f->lost - f->late, FRAME_MS, segs->frames, segs->n,
+      log->n - (segs->n - 1) * segs->frames, OUT_RATE, packets->lookahead,
       packets->n, packets->periodic ? "true" : "false",
       packets->capped ? "true" : "false",
-      percentile (f.playout_delay, log->n, 0.5) / 1e3,
-      percentile (f.playout_delay, log->n, 0.99) / 1e3,
-      one_way_p50, one_way_p99, unplayed_burst_ratio (f.played, log->n));
-  {
-    gboolean first = TRUE;
+      percentile (f->playout_delay, log->n, 0.5) / 1e3,
+      percentile (f->playout_delay, log->n, 0.99) / 1e3,
+      one_way_p50, one_way_p99, unplayed_burst_ratio (f->played, log->n));
+  for (guint s = 0; s < segs->n; s++)
+    if (segs->damaged[s]) {
+      g_string_append_printf (json, first ? "%u" : ", %u", s);
+      first = FALSE;
+    }
+  g_string_append_c (json, ']');
+  return json;
+}
 
-    for (guint s = 0; s < n_segments; s++)
-      if (damaged[s]) {
-        g_string_append_printf (json, first ? "%u" : ", %u", s);
-        first = FALSE;
-      }
-  }
-  g_string_append (json, "], \"damaged\": [");
-  for (guint s = 0, d = 0; s < n_segments && ok; s++) {
-    guint first = s * L, end = MIN (first + L, log->n), lost = 0, late = 0;
+/* The decoded segments' audio, NAME-segS.wav, and the damaged ones listed
+ * in json, which this closes. */
+static gboolean
+write_segments (GString * json, const FrameLog * log, const Segments * segs,
+    const gboolean * played, const char *out_dir, GError ** error)
+{
+  gboolean ok = TRUE;
+
+  g_string_append (json, ", \"damaged\": [");
+  for (guint s = 0, d = 0; s < segs->n && ok; s++) {
+    guint first = s * segs->frames;
+    guint end = MIN (first + segs->frames, log->n), lost = 0, late = 0;
     g_autofree gchar *wav = NULL;
     g_autofree gchar *wav_path = NULL;
 
-    if (segments[s] == NULL)
+    if (segs->pcm[s] == NULL)
       continue;
     for (guint k = first; k < end; k++) {
       lost += log->arrival_us[k] == LOST;
@@ -625,8 +647,8 @@ replay_log (const FrameLog * log, const Packets * packets,
     }
     wav = g_strdup_printf ("%s-seg%u.wav", log->name, s);
     wav_path = g_build_filename (out_dir, wav, NULL);
-    ok = write_wav (wav_path, segments[s], lens[s], OUT_RATE, error);
-    if (!damaged[s])
+    ok = write_wav (wav_path, segs->pcm[s], segs->lens[s], OUT_RATE, error);
+    if (!segs->damaged[s])
       continue;
     g_string_append_printf (json, "%s{\"index\": %u, \"frames\": %u, "
         "\"lost\": %u, \"late\": %u, \"file\": ", d++ ? ", " : "", s,
@@ -635,19 +657,46 @@ replay_log (const FrameLog * log, const Packets * packets,
     g_string_append_c (json, '}');
   }
   g_string_append (json, "]}\n");
+  return ok;
+}
+
+static gboolean
+replay_log (const FrameLog * log, const Packets * packets,
+    const Reference * ref, PlayoutKind kind, gint64 static_us,
+    const char *playout_name, guint warmup, gboolean all_segments,
+    const char *out_dir, GString * report, GError ** error)
+{
+  guint L = ref->loop_frames;
+  gboolean *played;
+  Segments segs;
+  Fates f;
+  GString *json;
+  gboolean ok = TRUE;
+  g_autofree gchar *json_name = g_strdup_printf ("%s.json", log->name);
+  g_autofree gchar *json_path = g_build_filename (out_dir, json_name, NULL);
+
+  fates_compute (log, kind, static_us, &f);
+  /* Frame n (after the last) is decoded for the lookahead's tail of the
+   * last segment: as if played. */
+  played = g_new (gboolean, log->n + 1);
+  memcpy (played, f.played, log->n * sizeof (gboolean));
+  played[log->n] = TRUE;
+  segments_mark (&segs, log, packets, played, L, all_segments);
+  if (segs.n_damaged > 0 || all_segments)
+    ok = decode (packets, played, log->n + 1, L * OUT_FRAME, segs.pcm,
+        segs.lens, segs.n, warmup, error);
+
+  json = log_summary_json (log, packets, &f, &segs, playout_name);
+  ok = ok && write_segments (json, log, &segs, played, out_dir, error);
   if (ok)
     ok = g_file_set_contents (json_path, json->str, json->len, error);
   if (ok)
     g_string_append_printf (report, "%s: %u frames, %u lost, %u late, "
         "%u of %u segments damaged\n", log->name, log->n, f.lost, f.late,
-        n_damaged, n_segments);
+        segs.n_damaged, segs.n);
 
   g_string_free (json, TRUE);
-  for (guint s = 0; s < n_segments; s++)
-    g_free (segments[s]);
-  g_free (segments);
-  g_free (damaged);
-  g_free (lens);
+  segments_clear (&segs);
   g_free (played);
   fates_clear (&f);
   return ok;
@@ -693,40 +742,47 @@ parse_playout (const char *s, PlayoutKind * kind, gint64 * static_us)
   return TRUE;
 }
 
-int
-main (int argc, char **argv)
+typedef struct
 {
-  gchar *reference_path = NULL, *out_dir = NULL, *playout = NULL;
-  gboolean clean = FALSE, full_decode = FALSE, all_segments = FALSE;
-  gchar **paths = NULL;
+  gchar *reference_path, *out_dir, *playout;
+  gboolean clean, full_decode, all_segments;
+  gchar **paths;
+  PlayoutKind kind;
+  gint64 static_us;
+} Options;
+
+static void
+options_clear (Options * o)
+{
+  g_free (o->reference_path);
+  g_free (o->out_dir);
+  g_free (o->playout);
+  g_strfreev (o->paths);
+}
+
+/* 0, or the exit status. */
+static int
+parse_options (Options * o, int argc, char **argv)
+{
   g_autoptr (GError) error = NULL;
   g_autoptr (GOptionContext) context = NULL;
-  GPtrArray *logs;
-  GHashTable *names;
-  PlayoutKind kind = PLAYOUT_ADAPTIVE;
-  gint64 static_us = 0;
-  Reference ref = { 0 };
-  Packets packets = { 0 };
-  guint n_frames;
-  GString *report;
-  int status = 0;
   GOptionEntry entries[] = {
-    {"reference", 'r', 0, G_OPTION_ARG_FILENAME, &reference_path,
+    {"reference", 'r', 0, G_OPTION_ARG_FILENAME, &o->reference_path,
         "reference speech: WAV, 16-bit PCM mono at 8, 16 or 48 kHz "
           "(" DEFAULT_REFERENCE ")", "FILE"},
-    {"out-dir", 'o', 0, G_OPTION_ARG_FILENAME, &out_dir,
+    {"out-dir", 'o', 0, G_OPTION_ARG_FILENAME, &o->out_dir,
         "where the summaries and the damaged segments go (created)", "DIR"},
-    {"playout", 'p', 0, G_OPTION_ARG_STRING, &playout,
+    {"playout", 'p', 0, G_OPTION_ARG_STRING, &o->playout,
         "adaptive (lib/playout, the default), ideal (the call's own p99) "
           "or static:MS", "POLICY"},
-    {"clean", 0, 0, G_OPTION_ARG_NONE, &clean,
+    {"clean", 0, 0, G_OPTION_ARG_NONE, &o->clean,
         "also write clean.wav: one loop through the codec alone", NULL},
-    {"full-decode", 0, 0, G_OPTION_ARG_NONE, &full_decode,
+    {"full-decode", 0, 0, G_OPTION_ARG_NONE, &o->full_decode,
         "decode each call whole, from its first frame (slower; the default "
           "starts the decoder 1 s before each damaged segment)", NULL},
-    {"all-segments", 0, 0, G_OPTION_ARG_NONE, &all_segments,
+    {"all-segments", 0, 0, G_OPTION_ARG_NONE, &o->all_segments,
         "write the clean segments' audio too (to check the shortcut)", NULL},
-    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &paths, NULL,
+    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o->paths, NULL,
         NULL},
     G_OPTION_ENTRY_NULL
   };
@@ -745,61 +801,98 @@ main (int argc, char **argv)
     fprintf (stderr, "donar-quality-replay: %s\n", error->message);
     return 2;
   }
-  if (out_dir == NULL || (paths == NULL && !clean) ||
-      !parse_playout (playout ? playout : "adaptive", &kind, &static_us)) {
+  o->kind = PLAYOUT_ADAPTIVE;
+  if (o->out_dir == NULL || (o->paths == NULL && !o->clean) ||
+      !parse_playout (o->playout ? o->playout : "adaptive", &o->kind,
+          &o->static_us)) {
     fprintf (stderr, "donar-quality-replay: give --out-dir DIR and frame "
         "logs (or --clean); --playout is adaptive, ideal or static:MS "
         "(MS >= 0)\n");
-    status = 2;
-    goto out;
+    return 2;
   }
+  return 0;
+}
 
-  if (!reference_load (reference_path ? reference_path : DEFAULT_REFERENCE,
-          &ref, &error)) {
-    fprintf (stderr, "donar-quality-replay: %s\n", error->message);
-    status = 1;
-    goto out;
-  }
+/* The logs given, their names told apart, and the output directory made. */
+static GPtrArray *
+load_logs (const Options * o, GError ** error)
+{
+  GPtrArray *logs =
+      g_ptr_array_new_with_free_func ((GDestroyNotify) frame_log_free);
+  GHashTable *names = g_hash_table_new (g_str_hash, g_str_equal);
 
-  logs = g_ptr_array_new_with_free_func ((GDestroyNotify) frame_log_free);
-  names = g_hash_table_new (g_str_hash, g_str_equal);
-  for (guint i = 0; paths && paths[i] && error == NULL; i++)
-    frame_log_add_path (logs, paths[i], &error);
-  for (guint i = 0; i < logs->len && error == NULL; i++) {
+  for (guint i = 0; o->paths && o->paths[i] && *error == NULL; i++)
+    frame_log_add_path (logs, o->paths[i], error);
+  for (guint i = 0; i < logs->len && *error == NULL; i++) {
     const FrameLog *log = g_ptr_array_index (logs, i);
     const FrameLog *other = g_hash_table_lookup (names, log->name);
 
     if (other)
-      g_set_error (&error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
           "%s and %s have the same name: their outputs would collide "
           "(one run per directory)", other->path, log->path);
     g_hash_table_insert (names, log->name, (gpointer) log);
   }
-  if (error == NULL && g_mkdir_with_parents (out_dir, 0755) != 0)
-    g_set_error (&error, G_FILE_ERROR, g_file_error_from_errno (errno),
-        "%s: %s", out_dir, g_strerror (errno));
+  if (*error == NULL && g_mkdir_with_parents (o->out_dir, 0755) != 0)
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
+        "%s: %s", o->out_dir, g_strerror (errno));
+  g_hash_table_destroy (names);
+  return logs;
+}
 
+/* Encodes the reference, then writes reference.wav, clean.wav and each
+ * log's summary and segments; the report a line a log. */
+static void
+replay_logs (const Options * o, GPtrArray * logs, const Reference * ref,
+    Packets * packets, GString * report, GError ** error)
+{
   /* Encode once, as far as the longest call (and the clean loops) need,
    * one frame more for the lookahead's tail. */
-  n_frames = clean ? 2 * ref.loop_frames + 1 : 0;
+  guint n_frames = o->clean ? 2 * ref->loop_frames + 1 : 0;
+
   for (guint i = 0; i < logs->len; i++)
     n_frames = MAX (n_frames,
         ((FrameLog *) g_ptr_array_index (logs, i))->n + 1);
-  if (error == NULL)
-    encode (&ref, n_frames, &packets, &error);
+  if (*error == NULL)
+    encode (ref, n_frames, packets, error);
 
-  report = g_string_new (NULL);
-  if (error == NULL) {
-    g_autofree gchar *path = g_build_filename (out_dir, "reference.wav", NULL);
+  if (*error == NULL) {
+    g_autofree gchar *path = g_build_filename (o->out_dir, "reference.wav",
+        NULL);
 
-    write_wav (path, ref.pcm, ref.loop_frames * ref.frame, ref.rate, &error);
+    write_wav (path, ref->pcm, ref->loop_frames * ref->frame, ref->rate, error);
   }
-  if (error == NULL && clean)
-    write_clean (&packets, &ref, out_dir, &error);
-  for (guint i = 0; i < logs->len && error == NULL; i++)
-    replay_log (g_ptr_array_index (logs, i), &packets, &ref, kind, static_us,
-        playout ? playout : "adaptive", full_decode ? G_MAXUINT :
-        WARMUP_FRAMES, all_segments, out_dir, report, &error);
+  if (*error == NULL && o->clean)
+    write_clean (packets, ref, o->out_dir, error);
+  for (guint i = 0; i < logs->len && *error == NULL; i++)
+    replay_log (g_ptr_array_index (logs, i), packets, ref, o->kind,
+        o->static_us, o->playout ? o->playout : "adaptive",
+        o->full_decode ? G_MAXUINT : WARMUP_FRAMES, o->all_segments,
+        o->out_dir, report, error);
+}
+
+int
+main (int argc, char **argv)
+{
+  Options o = { 0 };
+  g_autoptr (GError) error = NULL;
+  GPtrArray *logs;
+  Reference ref = { 0 };
+  Packets packets = { 0 };
+  GString *report;
+  int status = parse_options (&o, argc, argv);
+
+  if (status != 0)
+    goto out;
+  if (!reference_load (o.reference_path ? o.reference_path :
+          DEFAULT_REFERENCE, &ref, &error)) {
+    fprintf (stderr, "donar-quality-replay: %s\n", error->message);
+    status = 1;
+    goto out;
+  }
+  logs = load_logs (&o, &error);
+  report = g_string_new (NULL);
+  replay_logs (&o, logs, &ref, &packets, report, &error);
   if (error != NULL) {
     fprintf (stderr, "donar-quality-replay: %s\n", error->message);
     status = 1;
@@ -807,15 +900,11 @@ main (int argc, char **argv)
     fputs (report->str, stdout);
   }
   g_string_free (report, TRUE);
-  g_hash_table_destroy (names);
   g_ptr_array_free (logs, TRUE);
   g_free (packets.data);
   g_free (packets.offset);
   g_free (ref.pcm);
 out:
-  g_free (reference_path);
-  g_free (out_dir);
-  g_free (playout);
-  g_strfreev (paths);
+  options_clear (&o);
   return status;
 }

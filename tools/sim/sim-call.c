@@ -597,12 +597,173 @@ next_link_event (const Call * call, guint * event_link)
   return next;
 }
 
+typedef enum
+{
+  EVENT_ARRIVAL,
+  EVENT_KILL,
+  EVENT_FAULT,
+  EVENT_LINK,
+  EVENT_TIMER,
+  EVENT_FRAME
+} EventKind;
+
+/* Which event comes next and when (`at`): the earliest of a record's
+ * arrival (from FIFO `fifo`), a kill, a fault, a link's event (at t_link),
+ * a session's timer (of side timer_side) and the next frame (at t_frame). */
+static EventKind
+next_event (Call * call, gint64 t_frame, gint64 t_link, guint * fifo,
+    gint * timer_side, gint64 * at)
+{
+  gint64 t_arrival = sim_heads_earliest (&call->heads, fifo);
+  gint64 t_kill = call->next_kill, t_timer = G_MAXINT64;
+  gint64 t_fault = MIN (call->guard_failure_at, MIN (call->restart_at,
+          call->back_at));
+
+  for (guint side = 0; side < 2; side++)
+    if (call->session[side] &&
+        donar_session_get_expiry (call->session[side]) < t_timer) {
+      t_timer = donar_session_get_expiry (call->session[side]);
+      *timer_side = side;
+    }
+
+  /* At equal times: what arrives, then what is killed, the faults,
+   * what breaks or comes up, then the timers, then the new frames. */
+  if (t_arrival <= t_link && t_arrival <= t_kill && t_arrival <= t_fault &&
+      t_arrival <= t_timer && t_arrival <= t_frame) {
+    *at = t_arrival;
+    return EVENT_ARRIVAL;
+  }
+  if (t_kill <= t_fault && t_kill <= t_link && t_kill <= t_timer &&
+      t_kill <= t_frame) {
+    *at = t_kill;
+    return EVENT_KILL;
+  }
+  if (t_fault <= t_link && t_fault <= t_timer && t_fault <= t_frame) {
+    *at = t_fault;
+    return EVENT_FAULT;
+  }
+  if (t_link <= t_timer && t_link <= t_frame) {
+    *at = t_link;
+    return EVENT_LINK;
+  }
+  if (t_timer <= t_frame) {
+    *at = t_timer;
+    return EVENT_TIMER;
+  }
+  *at = t_frame;
+  return EVENT_FRAME;
+}
+
+/* The oldest record of FIFO `fifo` reaches the other side's session. */
+static void
+receive_record (Call * call, gint64 at, guint fifo)
+{
+  guint dir = fifo / DONAR_MAX_LINKS, link = fifo % DONAR_MAX_LINKS;
+  const SimRecord *r = sim_fifo_peek (&call->fifo[dir][link]);
+  DonarError derror;
+
+  call->now = at;
+  derror = donar_session_receive (call->session[1 - dir], link, r->data,
+      r->length, call->now);
+  if (derror != DONAR_OK)
+    g_error ("simulated link %d rejected a record: %s", link,
+        donar_error_to_string (derror));
+  pop_record (call, dir, link);
+}
+
+/* The guard failure, the callee's death or its return, whichever is due. */
+static gboolean
+handle_fault (Call * call, gint64 at, GError ** error)
+{
+  call->now = MAX (call->now, at);
+  if (at == call->guard_failure_at) {
+    call->guard_failure_at = G_MAXINT64;
+    fail_guard (call);
+  } else if (at == call->restart_at) {
+    call->restart_at = G_MAXINT64;
+    call->back_at = call->now + call->settings->peer_down_us;
+    callee_dies (call);
+  } else {
+    call->back_at = G_MAXINT64;
+    return callee_returns (call, error);
+  }
+  return TRUE;
+}
+
+/* A link that is up fails; one being reopened is ready, or waits, or
+ * finds nobody at the other end. */
+static void
+handle_link_event (Call * call, gint64 at, guint link)
+{
+  call->now = MAX (call->now, at);
+  if (call->up[link]) {
+    call->result->link_failures++;
+    set_link (call, link, FALSE);
+    call->ready_at[link] = donar_net_model_reopen (call->net, link, call->now);
+  } else if (call->waiting[link]) {
+    call->waiting[link] = FALSE;
+    call->ready_at[link] = donar_net_model_reopen (call->net, link, call->now);
+  } else if (call->callee_down) {
+    /* Nobody at the other end of the new circuit. */
+    call->result->dials_failed++;
+    wait_to_dial (call, link);
+  } else {
+    call->attempt[link] = 0;
+    set_link (call, link, TRUE);
+  }
+}
+
+/* Frame `index` of each side that speaks, handed to its session (or sent
+ * by the oracle). */
+static void
+send_frames (Call * call, gint64 at, guint32 index)
+{
+  const SimSettings *settings = call->settings;
+  guint8 frame[DONAR_CELL_PAYLOAD];
+
+  call->now = at;
+  if (call->now >= call->next_probe) {
+    probe (call);
+    call->next_probe += settings->probe_every_us;
+  }
+  for (guint side = 0; side < 2; side++) {
+    /* A dead callee sends nothing, nor does a listener. */
+    if (side == 1 && (call->callee_down || settings->one_way))
+      continue;
+    if (settings->oracle) {
+      oracle_send (call, side, index);
+      continue;
+    }
+    make_frame (frame, settings->frame_bytes, index);
+    /* No link up: the frame waits in the history for a copy. */
+    donar_session_send_frame (call->session[side], frame,
+        settings->frame_bytes, call->now);
+  }
+  call->frames_sent = index + 1;
+}
+
+/* The last probe, and what the sessions counted. */
+static void
+finish_call (Call * call, gboolean ok)
+{
+  if (ok && call->settings->probe_every_us > 0) {
+    call->now = MAX (call->now, call->settings->duration_us);
+    probe (call);
+  }
+  for (guint side = 0; side < 2; side++)
+    if (call->session[side]) {
+      DonarSessionStats stats;
+
+      donar_session_get_stats (call->session[side], &stats);
+      call->result->stalled_frames += stats.stalled_frames;
+    }
+}
+
 gboolean
 sim_run_call (const SimSettings * settings, guint index,
     SimCallResult * result, GError ** error)
 {
   Call call;
-  guint8 frame[DONAR_CELL_PAYLOAD];
   guint32 next_frame = 0;
   gint64 end, t_link;
   guint event_link = 0;
@@ -619,131 +780,47 @@ sim_run_call (const SimSettings * settings, guint index,
   /* Failure and ready times change only at a link event. */
   t_link = next_link_event (&call, &event_link);
 
-  while (TRUE) {
+  while (ok) {
     gint64 t_frame = next_frame < result->n_frames ?
         (gint64) next_frame * settings->config.frame_period_us : G_MAXINT64;
-    gint64 t_arrival, t_timer = G_MAXINT64;
-    gint64 t_fault = MIN (call.guard_failure_at, MIN (call.restart_at,
-            call.back_at));
-    guint fifo = 0, fifo_dir, fifo_link;
+    guint fifo = 0;
     gint timer_side = -1;
+    gint64 at;
+    EventKind kind = next_event (&call, t_frame, t_link, &fifo, &timer_side,
+        &at);
 
-    t_arrival = sim_heads_earliest (&call.heads, &fifo);
-    fifo_dir = fifo / DONAR_MAX_LINKS;
-    fifo_link = fifo % DONAR_MAX_LINKS;
-    for (guint side = 0; side < 2; side++)
-      if (call.session[side] &&
-          donar_session_get_expiry (call.session[side]) < t_timer) {
-        t_timer = donar_session_get_expiry (call.session[side]);
-        timer_side = side;
-      }
-
-    /* At equal times: what arrives, then what is killed, the faults,
-     * what breaks or comes up, then the timers, then the new frames. */
-    if (t_arrival <= t_link && t_arrival <= call.next_kill &&
-        t_arrival <= t_fault && t_arrival <= t_timer && t_arrival <= t_frame) {
-      const SimRecord *r = sim_fifo_peek (&call.fifo[fifo_dir][fifo_link]);
-      DonarError derror;
-
-      if (t_arrival > end)
+    if (at > end)
+      break;
+    switch (kind) {
+      case EVENT_ARRIVAL:
+        receive_record (&call, at, fifo);
         break;
-      call.now = t_arrival;
-      derror = donar_session_receive (call.session[1 - fifo_dir], fifo_link,
-          r->data, r->length, call.now);
-      if (derror != DONAR_OK)
-        g_error ("simulated link %d rejected a record: %s", fifo_link,
-            donar_error_to_string (derror));
-      pop_record (&call, fifo_dir, fifo_link);
-    } else if (call.next_kill <= t_fault && call.next_kill <= t_link &&
-        call.next_kill <= t_timer && call.next_kill <= t_frame) {
-      if (call.next_kill > end)
+      case EVENT_KILL:
+        call.now = MAX (call.now, at);
+        kill_a_link (&call);
+        call.next_kill += settings->kill_every_us;
+        t_link = next_link_event (&call, &event_link);
         break;
-      call.now = MAX (call.now, call.next_kill);
-      kill_a_link (&call);
-      call.next_kill += settings->kill_every_us;
-      t_link = next_link_event (&call, &event_link);
-    } else if (t_fault <= t_link && t_fault <= t_timer && t_fault <= t_frame) {
-      if (t_fault > end)
+      case EVENT_FAULT:
+        ok = handle_fault (&call, at, error);
+        if (ok)
+          t_link = next_link_event (&call, &event_link);
         break;
-      call.now = MAX (call.now, t_fault);
-      if (t_fault == call.guard_failure_at) {
-        call.guard_failure_at = G_MAXINT64;
-        fail_guard (&call);
-      } else if (t_fault == call.restart_at) {
-        call.restart_at = G_MAXINT64;
-        call.back_at = call.now + settings->peer_down_us;
-        callee_dies (&call);
-      } else {
-        call.back_at = G_MAXINT64;
-        if (!callee_returns (&call, error)) {
-          ok = FALSE;
-          break;
-        }
-      }
-      t_link = next_link_event (&call, &event_link);
-    } else if (t_link <= t_timer && t_link <= t_frame) {
-      if (t_link > end)
+      case EVENT_LINK:
+        handle_link_event (&call, at, event_link);
+        t_link = next_link_event (&call, &event_link);
         break;
-      call.now = MAX (call.now, t_link);
-      if (call.up[event_link]) {
-        result->link_failures++;
-        set_link (&call, event_link, FALSE);
-        call.ready_at[event_link] = donar_net_model_reopen (call.net,
-            event_link, call.now);
-      } else if (call.waiting[event_link]) {
-        call.waiting[event_link] = FALSE;
-        call.ready_at[event_link] = donar_net_model_reopen (call.net,
-            event_link, call.now);
-      } else if (call.callee_down) {
-        /* Nobody at the other end of the new circuit. */
-        result->dials_failed++;
-        wait_to_dial (&call, event_link);
-      } else {
-        call.attempt[event_link] = 0;
-        set_link (&call, event_link, TRUE);
-      }
-      t_link = next_link_event (&call, &event_link);
-    } else if (t_timer <= t_frame) {
-      if (t_timer > end)
+      case EVENT_TIMER:
+        call.now = at;
+        donar_session_handle_expiry (call.session[timer_side], call.now);
         break;
-      call.now = t_timer;
-      donar_session_handle_expiry (call.session[timer_side], call.now);
-    } else {
-      if (t_frame > end)
+      case EVENT_FRAME:
+        send_frames (&call, at, next_frame);
+        next_frame++;
         break;
-      call.now = t_frame;
-      if (call.now >= call.next_probe) {
-        probe (&call);
-        call.next_probe += settings->probe_every_us;
-      }
-      for (guint side = 0; side < 2; side++) {
-        /* A dead callee sends nothing, nor does a listener. */
-        if (side == 1 && (call.callee_down || settings->one_way))
-          continue;
-        if (settings->oracle) {
-          oracle_send (&call, side, next_frame);
-          continue;
-        }
-        make_frame (frame, settings->frame_bytes, next_frame);
-        /* No link up: the frame waits in the history for a copy. */
-        donar_session_send_frame (call.session[side], frame,
-            settings->frame_bytes, call.now);
-      }
-      next_frame++;
-      call.frames_sent = next_frame;
     }
   }
-  if (ok && settings->probe_every_us > 0) {
-    call.now = MAX (call.now, settings->duration_us);
-    probe (&call);
-  }
-  for (guint side = 0; side < 2; side++)
-    if (call.session[side]) {
-      DonarSessionStats stats;
-
-      donar_session_get_stats (call.session[side], &stats);
-      result->stalled_frames += stats.stalled_frames;
-    }
+  finish_call (&call, ok);
   call_clear (&call);
   if (!ok)
     sim_call_result_clear (result);

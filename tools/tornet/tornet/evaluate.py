@@ -789,11 +789,8 @@ def round_rows(manifest, run):
     return rows
 
 
-def render(run, network, facts, calibration_lines, tor, sim, sim_commands,
-           voices, voice_calls, manifest, report_command, keep):
-    loads = [float(x.split()[0]) for x in run['loads'][1:]] or [0.0]
-    loads_max = [f.get('load_max', 0.0) for f in run.get('rounds', [])]
-    loads_max = max(loads_max) if loads_max else max(loads)
+def policy_rows(tor, sim):
+    """The table of the policies: real tor beside donar-sim."""
     rows = ['| policy | calls (never set up) | successful % [95 %] | '
             'dropped % | p50 / p99 / p99.9 ms | cells/s | donar-sim: '
             'successful % [95 %] | dropped % | p50 / p99 / p99.9 ms | error of '
@@ -810,35 +807,41 @@ def render(run, network, facts, calibration_lines, tor, sim, sim_commands,
             + ('—' if t['cells_per_s'] is None else f'{t["cells_per_s"]:.1f}')
             + f' | {share(s)} | {pct(s["dropped"])} | {ms(s["p50"])} / '
             f'{ms(s["p99"])} / {ms(s["p999"])} | {err} |')
-    target_rows = ['| target | figures (successful calls) | met |',
-                   '|---|---|---|']
+    return rows
+
+
+def target_rows(tor, sim, manifest):
+    """Issue 23's targets, met or not."""
+    rows = ['| target | figures (successful calls) | met |', '|---|---|---|']
     for name, figures, met in targets(tor, sim, manifest):
-        target_rows.append(f'| {name} | {figures} | '
-                           f'{"met" if met else "not met"} |')
-    evaluate = evaluation()
-    voice_rows = ['| policy | calls scored | good calls % [95 %] | PESQ-WB: '
-                  'median, p10 | one-way delay ms (median) | frames not '
-                  'played % |', '|---|---|---|---|---|---|']
+        rows.append(f'| {name} | {figures} | {"met" if met else "not met"} |')
+    return rows
+
+
+def voice_rows(voices):
+    """The voice of each policy's calls (voices None: not scored)."""
+    rows = ['| policy | calls scored | good calls % [95 %] | PESQ-WB: '
+            'median, p10 | one-way delay ms (median) | frames not '
+            'played % |', '|---|---|---|---|---|---|']
     for label, _ in POLICIES:
         v = voice_summary(voices[label]) if voices else None
         if not v or not v['calls']:
-            voice_rows.append(f'| {label} | 0 | — | — | — | — |')
+            rows.append(f'| {label} | 0 | — | — | — | — |')
             continue
-        voice_rows.append(
+        rows.append(
             f'| {label} | {v["calls"]} | {share(v, "good")} | '
             + ('—' if v['median'] is None else
                f'{v["median"]:.2f}, {v["p10"]:.2f}')
             + f' | {ms(v["delay"])} | '
             + ('—' if v['unplayed'] is None else f'{v["unplayed"]:.2f}') + ' |')
+    return rows
+
+
+def testbed_lines(run, network, facts):
+    """The section's title and what the testbed was."""
     flows = ', '.join(f'{f["kib_per_s"]:.0f}' for f in facts['cross']['flows']) \
         if facts['cross'] else 'not measured'
-    n_rounds = len({c['round'] for c in manifest})
-    per_round = run['at_once'] // len(POLICIES)
-    voice_subset = ('every call that set up' if voice_calls is None else
-                    f'the first {voice_calls} calls that set up of each '
-                    'policy (in the order they ran), not all: PESQ of every '
-                    'call does not fit the hour')
-    lines = [
+    return [
         '## Over real tor', '',
         'Written by `tools/tornet/evaluate-tornet.py`'
         + (f' ({run["wall_s"] / 60:.0f} min on 2 shared cores, {run["date"]})'
@@ -854,13 +857,17 @@ def render(run, network, facts, calibration_lines, tor, sim, sim_commands,
         f'capacity as `RelayBandwidthRate` ({facts["cap_min"]}-'
         f'{facts["cap_max"]} KiB/s); bulk cross traffic of seed 003 (5 MiB '
         f'files back to back, {run["cross_flows"]} flows through each of '
-        f'{facts["cross_guards"]}: measured {flows} KiB/s a flow).', '',
-        '### The testbed\'s calibration', '',
-        'Single-link calls on this network against the link model\'s Default '
-        'and seed 000\'s Fig. 3 (from [tornet-calibration.json]'
-        '(tornet-calibration.json); the whole table and how it is judged: '
-        '[tornet.md](tornet.md#calibration)):', '',
-        *calibration_lines, '',
+        f'{facts["cross_guards"]}: measured {flows} KiB/s a flow).', '']
+
+
+def policies_lines(run, manifest):
+    """How the calls of the policies ran and how they are counted."""
+    loads = [float(x.split()[0]) for x in run['loads'][1:]] or [0.0]
+    loads_max = [f.get('load_max', 0.0) for f in run.get('rounds', [])]
+    loads_max = max(loads_max) if loads_max else max(loads)
+    n_rounds = len({c['round'] for c in manifest})
+    per_round = run['at_once'] // len(POLICIES)
+    return [
         '### The policies', '',
         f'{run["calls_per_policy"]} calls a policy of {run["seconds"]} s, '
         f'{run["at_once"]} at once ({per_round} of each policy a round), in '
@@ -892,14 +899,17 @@ def render(run, network, facts, calibration_lines, tor, sim, sim_commands,
         '(the calibration holds this network, cross traffic on, against the '
         'model without it: the model\'s relays are the live network\'s, '
         'load included). The error of the model: real tor minus donar-sim, '
-        'in points of successful calls.', '',
-        *rows, '',
-        '### Issue 23\'s targets', '',
-        'On the successful shares above (point estimates; with '
-        f'{run["calls_per_policy"]} calls a policy one call is '
-        f'{100 / max(run["calls_per_policy"], 1):.1f} points):', '',
-        *target_rows, '',
-        *paired_lines(manifest),
+        'in points of successful calls.', '']
+
+
+def voice_lines(voices, voice_calls):
+    """How the calls sound, and how it was scored."""
+    evaluate = evaluation()
+    voice_subset = ('every call that set up' if voice_calls is None else
+                    f'the first {voice_calls} calls that set up of each '
+                    'policy (in the order they ran), not all: PESQ of every '
+                    'call does not fit the hour')
+    return [
         '### Voice', '',
         'How the calls sound, scored as [the evaluation of record]'
         '(#voice-quality) scores simulated calls (tools/evaluate.py\'s '
@@ -912,13 +922,12 @@ def render(run, network, facts, calibration_lines, tor, sim, sim_commands,
         f'{evaluate.GOOD_PESQ:g} and one-way delay (the playout delay, '
         f'median over the call) < {evaluate.GOOD_DELAY_MS} ms. Scored: '
         f'{voice_subset}.', '',
-        *voice_rows, '',
-        '### Round by round', '',
-        'Successful / set-up calls of each policy in each round; D dropped, '
-        'N never set up; the primary guards of the round\'s two tors:', '',
-        *round_rows(manifest, run), '',
-        *link_use_lines(keep, manifest, sim),
-        f'![frame latency CDF over real tor and donar-sim]({CDF_IMAGE})', '',
+        *voice_rows(voices), '']
+
+
+def closing_lines(run, sim_commands, report_command, keep):
+    """Where the two networks differ, the commands and the kept files."""
+    return [
         'Where the two differ by construction: the model draws 6 fresh relays '
         'per circuit; here 16 relays are shared by every path and tor picks '
         'them (bandwidth-weighted, vanguards-lite: 8 shaped hops a link, '
@@ -937,6 +946,35 @@ def render(run, network, facts, calibration_lines, tor, sim, sim_commands,
         '`round<R>-circuits.txt`, the calls `calls.json`, the run '
         '`run.json`, voice `voice/`, donar-sim `sim-<policy>/` (its frame '
         'and send logs).']
+
+
+def render(run, network, facts, calibration_lines, tor, sim, sim_commands,
+           voices, voice_calls, manifest, report_command, keep):
+    """The section "Over real tor" of docs/evaluation.md."""
+    lines = [
+        *testbed_lines(run, network, facts),
+        '### The testbed\'s calibration', '',
+        'Single-link calls on this network against the link model\'s Default '
+        'and seed 000\'s Fig. 3 (from [tornet-calibration.json]'
+        '(tornet-calibration.json); the whole table and how it is judged: '
+        '[tornet.md](tornet.md#calibration)):', '',
+        *calibration_lines, '',
+        *policies_lines(run, manifest),
+        *policy_rows(tor, sim), '',
+        '### Issue 23\'s targets', '',
+        'On the successful shares above (point estimates; with '
+        f'{run["calls_per_policy"]} calls a policy one call is '
+        f'{100 / max(run["calls_per_policy"], 1):.1f} points):', '',
+        *target_rows(tor, sim, manifest), '',
+        *paired_lines(manifest),
+        *voice_lines(voices, voice_calls),
+        '### Round by round', '',
+        'Successful / set-up calls of each policy in each round; D dropped, '
+        'N never set up; the primary guards of the round\'s two tors:', '',
+        *round_rows(manifest, run), '',
+        *link_use_lines(keep, manifest, sim),
+        f'![frame latency CDF over real tor and donar-sim]({CDF_IMAGE})', '',
+        *closing_lines(run, sim_commands, report_command, keep)]
     return '\n'.join(lines) + '\n'
 
 
