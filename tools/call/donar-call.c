@@ -10,6 +10,7 @@
  * a later one: the peer may still be sending when this end stops
  * listening, and what is then on its way is not counted. */
 #include "contact-key.h"
+#include "frame-log-writer.h"
 #include "send-log.h"
 #include "donar-call.h"
 #include "donar-call-tor-control.h"
@@ -307,7 +308,7 @@ static gboolean
 write_frame_log (const char *path, const Received * received,
     gint64 listen_end, gint frame_ms, GError ** error)
 {
-  g_autoptr (GString) out = g_string_new ("seq,sent_ms,arrival_ms\n");
+  FrameLogWriter *writer = frame_log_writer_new (path);
   const Arrival **by_counter = NULL;
   gint64 origin = 0, previous = G_MININT64, frame_us = frame_ms * 1000;
   guint32 last = 0;
@@ -338,17 +339,18 @@ write_frame_log (const char *path, const Received * received,
           previous);
 
       previous = MAX (previous, sent);
-      g_string_append_printf (out, "%u,%.3f,", c, (sent - origin) / 1000.0);
       if (a)
-        g_string_append_printf (out, "%.3f", (a->arrival_us - origin) / 1000.0);
-      g_string_append_c (out, '\n');
+        frame_log_writer_add (writer, c, (sent - origin) / 1000.0,
+            (a->arrival_us - origin) / 1000.0);
+      else
+        frame_log_writer_add_lost (writer, c, (sent - origin) / 1000.0);
     }
     g_free (by_counter);
     /* The log's times count from here: a test that acts on the network
      * at a moment of the monotonic clock finds that moment in the log. */
     g_printerr ("frame-log: origin %" G_GINT64_FORMAT " us\n", origin);
   }
-  return g_file_set_contents (path, out->str, out->len, error);
+  return frame_log_writer_finish (writer, error);
 }
 
 static gint

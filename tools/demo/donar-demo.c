@@ -21,6 +21,8 @@
  * running time + base time is a clock time both ends agree on, so the
  * one-way delay of a frame is exact: arrival stamped by donarsrc minus
  * capture (the PTS out of rtpopuspay), both as clock times. */
+#include "frame-log-writer.h"
+
 #include <donar.h>
 #include <gst/gst.h>
 #include <gst/rtp/gstrtpbuffer.h>
@@ -301,26 +303,22 @@ percentile (GArray * sorted, gdouble p)
 static gboolean
 write_frame_log (Demo * demo, const gchar * path, GError ** error)
 {
-  GString *text = g_string_sized_new (24 * demo->frames->len + 32);
+  FrameLogWriter *writer = frame_log_writer_new (path);
   GstClockTime origin = GST_CLOCK_TIME_NONE;
-  gboolean ok;
 
   if (demo->frames->len > 0)
     origin = g_array_index (demo->frames, Frame, 0).sent;
-  g_string_append (text, "seq,sent_ms,arrival_ms\n");
   for (guint i = 0; i < demo->frames->len; i++) {
     Frame *f = &g_array_index (demo->frames, Frame, i);
+    gdouble sent_ms = GST_CLOCK_DIFF (origin, f->sent) / 1e6;
 
-    g_string_append_printf (text, "%u,%.3f,", i,
-        GST_CLOCK_DIFF (origin, f->sent) / 1e6);
     if (GST_CLOCK_TIME_IS_VALID (f->arrival))
-      g_string_append_printf (text, "%.3f",
+      frame_log_writer_add (writer, i, sent_ms,
           GST_CLOCK_DIFF (origin, f->arrival) / 1e6);
-    g_string_append_c (text, '\n');
+    else
+      frame_log_writer_add_lost (writer, i, sent_ms);
   }
-  ok = g_file_set_contents (path, text->str, (gssize) text->len, error);
-  g_string_free (text, TRUE);
-  return ok;
+  return frame_log_writer_finish (writer, error);
 }
 
 /* 100 ms of both buses; TRUE if the caller's EOS came (a file ended). */
