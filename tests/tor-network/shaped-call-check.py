@@ -30,7 +30,6 @@ Prints what it saw; exits 0 on success, 1 on failure.
 """
 
 import argparse
-import csv
 import importlib.util
 import os
 import sys
@@ -45,6 +44,9 @@ def load(name, file):
     spec.loader.exec_module(module)
     return module
 
+
+sys.path.insert(0, os.path.join(here, "..", "..", "tools", "framelog"))
+from frame_log import read_frame_log  # noqa: E402
 
 # call-check.py loads check-onion.py's control client, and reads paths.
 call_check = load("call_check", "call-check.py")
@@ -89,13 +91,8 @@ def alive(pid):
 
 def latencies(path):
     """(frames, latencies in ms of those that arrived)."""
-    n, out = 0, []
-    with open(path) as f:
-        for row in csv.DictReader(f):
-            n += 1
-            if row["arrival_ms"]:
-                out.append(float(row["arrival_ms"]) - float(row["sent_ms"]))
-    return n, sorted(out)
+    rows = read_frame_log(path)
+    return len(rows), sorted(a - s for _, s, a in rows if a is not None)
 
 
 def main():

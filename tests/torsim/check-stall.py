@@ -26,8 +26,12 @@ seconds before the stall less 5 points when that is lower (a network
 whose steady calls miss 99 % cannot show a stall costs nothing by 99 %;
 it can show the minutes after the stall are as good as those before).
 """
-import csv
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "tools", "framelog"))
+from frame_log import read_frame_log  # noqa: E402
 
 DEADLINE_MS = 360.0
 FIRST_WITHIN_MS = 1000.0
@@ -37,16 +41,6 @@ IN_TIME_SHARE = 0.99
 # links' first seconds) to the stall.
 BEFORE_FROM_MS = 2000.0
 BASELINE_MARGIN = 0.05
-
-
-def load(path):
-    rows = []
-    with open(path) as f:
-        for row in csv.DictReader(f):
-            sent = float(row["sent_ms"])
-            arrival = float(row["arrival_ms"]) if row["arrival_ms"] else None
-            rows.append((int(row["seq"]), sent, arrival))
-    return rows
 
 
 def figures(rows, stall_ms, release_ms):
@@ -102,7 +96,7 @@ def main(argv):
         name, path, origin_us = args[i], args[i + 1], int(args[i + 2])
         stall_ms = (stall_us - origin_us) / 1000.0
         release_ms = (release_us - origin_us) / 1000.0
-        f = figures(load(path), stall_ms, release_ms)
+        f = figures(read_frame_log(path), stall_ms, release_ms)
         first = f["first_in_time"]
         share = (f["window_in_time"] / f["window_frames"]
                  if f["window_frames"] else 0.0)

@@ -10,6 +10,7 @@
  * a later one: the peer may still be sending when this end stops
  * listening, and what is then on its way is not counted. */
 #include "contact-key.h"
+#include "frame-log-writer.h"
 #include "send-log.h"
 #include "donar-call.h"
 #include "donar-call-tor-control.h"
@@ -307,7 +308,7 @@ static gboolean
 write_frame_log (const char *path, const Received * received,
     gint64 listen_end, gint frame_ms, GError ** error)
 {
-  g_autoptr (GString) out = g_string_new ("seq,sent_ms,arrival_ms\n");
+  FrameLogWriter *writer = frame_log_writer_new (path);
   const Arrival **by_counter = NULL;
   gint64 origin = 0, previous = G_MININT64, frame_us = frame_ms * 1000;
   guint32 last = 0;
@@ -338,17 +339,18 @@ write_frame_log (const char *path, const Received * received,
           previous);
 
       previous = MAX (previous, sent);
-      g_string_append_printf (out, "%u,%.3f,", c, (sent - origin) / 1000.0);
       if (a)
-        g_string_append_printf (out, "%.3f", (a->arrival_us - origin) / 1000.0);
-      g_string_append_c (out, '\n');
+        frame_log_writer_add (writer, c, (sent - origin) / 1000.0,
+            (a->arrival_us - origin) / 1000.0);
+      else
+        frame_log_writer_add_lost (writer, c, (sent - origin) / 1000.0);
     }
     g_free (by_counter);
     /* The log's times count from here: a test that acts on the network
      * at a moment of the monotonic clock finds that moment in the log. */
     g_printerr ("frame-log: origin %" G_GINT64_FORMAT " us\n", origin);
   }
-  return g_file_set_contents (path, out->str, out->len, error);
+  return frame_log_writer_finish (writer, error);
 }
 
 static gint
@@ -722,12 +724,12 @@ check_ranges (const Options * o, GError ** error)
       || donar_call_check_guards ((guint) o->guards, error);
 }
 
-int
-main (int argc, char **argv)
+/* The call's settings from the library's defaults (DONAR_DEFAULT_*,
+ * DONAR_CALL_DEFAULT_*), as the elements'. */
+static void
+options_init (Options * o)
 {
-  /* The call's settings from the library's defaults (DONAR_DEFAULT_*,
-   * DONAR_CALL_DEFAULT_*), as the elements'. */
-  Options o = {
+  Options defaults = {
     .virtual_port = DONAR_CALL_DEFAULT_VIRTUAL_PORT,
     .seconds = 20.0,
     .wait_links = 1,
@@ -742,106 +744,125 @@ main (int argc, char **argv)
     .budget = DONAR_DEFAULT_BUDGET,
     .guards = GUARDS_UNSET,
   };
+
+  *o = defaults;
+}
+
+/* How the call reaches Tor, and the callee's onion. */
+static void
+add_tor_entries (GOptionContext * context, Options * o)
+{
   GOptionEntry entries[] = {
-    {"direct", 0, 0, G_OPTION_ARG_NONE, &o.direct,
+    {"direct", 0, 0, G_OPTION_ARG_NONE, &o->direct,
         "No Tor: the callee on 127.0.0.1 (tests, the ceiling)", NULL},
-    {"tor-control", 0, 0, G_OPTION_ARG_STRING, &o.tor_control,
+    {"tor-control", 0, 0, G_OPTION_ARG_STRING, &o->tor_control,
           "A running tor's ControlPort on 127.0.0.1, or its ControlSocket "
           "(/run/tor/control or unix:/run/tor/control) (default: launch tor)",
         "PORT|PATH"},
-    {"tor-cookie", 0, 0, G_OPTION_ARG_FILENAME, &o.tor_cookie,
+    {"tor-cookie", 0, 0, G_OPTION_ARG_FILENAME, &o->tor_cookie,
         "Its cookie file (default: the one tor names)", "FILE"},
-    {"tor-password", 0, 0, G_OPTION_ARG_STRING, &o.tor_password,
+    {"tor-password", 0, 0, G_OPTION_ARG_STRING, &o->tor_password,
         "Its control password", "PASSWORD"},
-    {"tor-socks", 0, 0, G_OPTION_ARG_INT, &o.tor_socks,
+    {"tor-socks", 0, 0, G_OPTION_ARG_INT, &o->tor_socks,
         "Caller: tor's SocksPort (default: ask the control port)", "PORT"},
-    {"tor-socks-path", 0, 0, G_OPTION_ARG_FILENAME, &o.tor_socks_path,
+    {"tor-socks-path", 0, 0, G_OPTION_ARG_FILENAME, &o->tor_socks_path,
         "Caller: tor's SocksPort on a Unix socket (default: ask the "
           "control port)", "PATH"},
-    {"torrc-line", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.torrc_lines,
+    {"torrc-line", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->torrc_lines,
         "A line for the torrc of a launched tor (repeatable)", "LINE"},
-    {"security", 0, 0, G_OPTION_ARG_STRING, &o.security,
+    {"security", 0, 0, G_OPTION_ARG_STRING, &o->security,
         "default or 1way, for a launched tor (docs/security.md)", "NAME"},
-    {"guards", 0, 0, G_OPTION_ARG_INT, &o.guards,
+    {"guards", 0, 0, G_OPTION_ARG_INT, &o->guards,
           "Entry guards of the call's tor, 0 (tor's own: one) to "
           G_STRINGIFY (DONAR_CALL_MAX_GUARDS) " ("
           G_STRINGIFY (DONAR_CALL_DEFAULT_GUARDS) "): "
           "more, faster links and more exposure (docs/security.md).  "
           "With --tor-control, set on that tor for the call only if given",
         "N"},
-    {"client-auth", 0, 0, G_OPTION_ARG_NONE, &o.client_auth,
+    {"client-auth", 0, 0, G_OPTION_ARG_NONE, &o->client_auth,
         "Callee: onion client authorization (the address carries the "
           "caller's key)", NULL},
-    {"key-file", 0, 0, G_OPTION_ARG_FILENAME, &o.key_file,
+    {"key-file", 0, 0, G_OPTION_ARG_FILENAME, &o->key_file,
         "Callee: a lasting address: the onion key and call secret kept in "
           "FILE (mode 0600), made on first use", "FILE"},
-    {"client-auth-dir", 0, 0, G_OPTION_ARG_FILENAME, &o.client_auth_dir,
+    {"client-auth-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->client_auth_dir,
         "Callee: only the contacts whose NAME.auth keys DIR holds reach "
           "the onion (see contact-key)", "DIR"},
-    {"virtual-port", 0, 0, G_OPTION_ARG_INT, &o.virtual_port,
+    {"virtual-port", 0, 0, G_OPTION_ARG_INT, &o->virtual_port,
         "Callee: the onion's port ("
           G_STRINGIFY (DONAR_CALL_DEFAULT_VIRTUAL_PORT) ")", "PORT"},
-    {"address-file", 0, 0, G_OPTION_ARG_FILENAME, &o.address_file,
+    {"address-file", 0, 0, G_OPTION_ARG_FILENAME, &o->address_file,
         "Callee: write the call address there too (mode 0600)", "FILE"},
-    {"seconds", 0, 0, G_OPTION_ARG_DOUBLE, &o.seconds,
+    G_OPTION_ENTRY_NULL
+  };
+
+  g_option_context_add_main_entries (context, entries, NULL);
+}
+
+/* The frames, the policy and its links, and what is reported. */
+static void
+add_call_entries (GOptionContext * context, Options * o)
+{
+  GOptionEntry entries[] = {
+    {"seconds", 0, 0, G_OPTION_ARG_DOUBLE, &o->seconds,
         "How long to send frames (20)", "S"},
-    {"wait-links", 0, 0, G_OPTION_ARG_INT, &o.wait_links,
+    {"wait-links", 0, 0, G_OPTION_ARG_INT, &o->wait_links,
           "Start sending once this many links are open, or after --setup-timeout (1)",
         "N"},
-    {"frame-ms", 0, 0, G_OPTION_ARG_INT, &o.frame_ms,
+    {"frame-ms", 0, 0, G_OPTION_ARG_INT, &o->frame_ms,
         "One frame every this many ms (40)", "MS"},
-    {"frame-bytes", 0, 0, G_OPTION_ARG_INT, &o.frame_bytes,
+    {"frame-bytes", 0, 0, G_OPTION_ARG_INT, &o->frame_bytes,
         "Bytes per frame (172: Opus at 32 kbit/s, 40 ms)", "N"},
-    {"policy", 0, 0, G_OPTION_ARG_STRING, &o.policy,
+    {"policy", 0, 0, G_OPTION_ARG_STRING, &o->policy,
           "simple, torfone, alternate, double-send or adaptive (default)",
         "NAME"},
-    {"budget", 0, 0, G_OPTION_ARG_DOUBLE, &o.budget,
+    {"budget", 0, 0, G_OPTION_ARG_DOUBLE, &o->budget,
         "adaptive: Tor cells a frame on average, 1.0 (alternate's) to 2.0 "
           "(double-send's) (" G_STRINGIFY (DONAR_DEFAULT_BUDGET) ")", "B"},
-    {"spread-copies", 0, 0, G_OPTION_ARG_NONE, &o.spread_copies,
+    {"spread-copies", 0, 0, G_OPTION_ARG_NONE, &o->spread_copies,
         "adaptive: a frame's second copy avoids the previous frame's links "
           "too, 4 links a frame and its piggybacked copy (default)", NULL},
-    {"no-spread-copies", 0, 0, G_OPTION_ARG_NONE, &o.no_spread_copies,
+    {"no-spread-copies", 0, 0, G_OPTION_ARG_NONE, &o->no_spread_copies,
         "adaptive: a frame's second copy on the best link apart from its "
           "first copy's, which may be the previous frame's", NULL},
-    {"links", 0, 0, G_OPTION_ARG_INT, &o.links,
+    {"links", 0, 0, G_OPTION_ARG_INT, &o->links,
         "Links (" G_STRINGIFY (DONAR_DEFAULT_LINKS) ")", "N"},
-    {"n1st", 0, 0, G_OPTION_ARG_INT, &o.n1st,
+    {"n1st", 0, 0, G_OPTION_ARG_INT, &o->n1st,
         "Links in L1ST (" G_STRINGIFY (DONAR_DEFAULT_N_1ST) ")", "N"},
-    {"n2nd", 0, 0, G_OPTION_ARG_INT, &o.n2nd,
+    {"n2nd", 0, 0, G_OPTION_ARG_INT, &o->n2nd,
         "Links in L2ND (" G_STRINGIFY (DONAR_DEFAULT_N_2ND) ")", "N"},
-    {"setup-timeout", 0, 0, G_OPTION_ARG_INT, &o.setup_timeout_s,
+    {"setup-timeout", 0, 0, G_OPTION_ARG_INT, &o->setup_timeout_s,
         "Seconds for each setup step: bootstrap, publishing (120)", "S"},
-    {"peer-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o.peer_timeout_s,
+    {"peer-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o->peer_timeout_s,
         "End the call, the peer unreachable, after this long with no link "
           "open (60)", "S"},
-    {"json", 0, 0, G_OPTION_ARG_NONE, &o.json,
+    {"json", 0, 0, G_OPTION_ARG_NONE, &o->json,
         "The report as one JSON object", NULL},
-    {"quiet", 0, 0, G_OPTION_ARG_NONE, &o.quiet,
+    {"quiet", 0, 0, G_OPTION_ARG_NONE, &o->quiet,
         "No progress and events on stderr", NULL},
-    {"frame-log", 0, 0, G_OPTION_ARG_FILENAME, &o.frame_log,
+    {"frame-log", 0, 0, G_OPTION_ARG_FILENAME, &o->frame_log,
           "Write the fate of each of the peer's frames to FILE (CSV rows "
           "seq,sent_ms,arrival_ms as donar-sim's; no arrival: lost)",
         "FILE"},
-    {"send-log", 0, 0, G_OPTION_ARG_FILENAME, &o.send_log,
+    {"send-log", 0, 0, G_OPTION_ARG_FILENAME, &o->send_log,
         "Write the links each of our frames went on to FILE (CSV rows "
           "seq,sent_ms,links,no_link_in_time)", "FILE"},
     G_OPTION_ENTRY_NULL
   };
+
+  g_option_context_add_main_entries (context, entries, NULL);
+}
+
+/* The options into *o, checked; the arguments left in argc, argv. */
+static gboolean
+parse_options (Options * o, int *argc, char ***argv, GError ** error)
+{
   g_autoptr (GOptionContext) context =
       g_option_context_new ("callee | caller ADDRESS | caller - | "
       "contact-key NAME DIR");
-  gchar *stdin_address = NULL;
-  gboolean ok;
-  GError *error = NULL;
-  DonarCallOptions call_options;
-  DonarCall *call;
-  DonarRole role;
-  Status status = { 0 };
-  struct sigaction action = { 0 };
-  int exit_status = 0;
 
-  g_option_context_add_main_entries (context, entries, NULL);
+  add_tor_entries (context, o);
+  add_call_entries (context, o);
   g_option_context_set_summary (context,
       "One end of a DONAR call with made-up voice frames; prints what came "
       "back.  \"caller -\" reads the call address from standard input: "
@@ -849,32 +870,37 @@ main (int argc, char **argv)
       "NAME DIR\" writes a contact's public key to DIR/NAME.auth (for "
       "--client-auth-dir) and prints its secret key, which the contact "
       "adds to the address as &auth=KEY.");
-  if (!g_option_context_parse (context, &argc, &argv, &error) ||
-      !check_ranges (&o, &error))
-    goto usage;
-  if (argc == 4 && strcmp (argv[1], "contact-key") == 0) {
-    options_clear (&o);
-    return contact_key_main (argv[2], argv[3]);
-  }
+  return g_option_context_parse (context, argc, argv, error) &&
+      check_ranges (o, error);
+}
+
+/* callee, or caller and the call address; "caller -" reads it from
+ * standard input into *stdin_address (the caller's to wipe). */
+static gboolean
+parse_role (int argc, char **argv, DonarRole * role, gchar ** stdin_address,
+    GError ** error)
+{
   if (argc == 2 && strcmp (argv[1], "callee") == 0)
-    role = DONAR_ROLE_CALLEE;
+    *role = DONAR_ROLE_CALLEE;
   else if (argc == 3 && strcmp (argv[1], "caller") == 0)
-    role = DONAR_ROLE_CALLER;
+    *role = DONAR_ROLE_CALLER;
   else {
-    g_set_error_literal (&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+    g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
         "say callee, or caller and the call address");
-    goto usage;
+    return FALSE;
   }
-  if (role == DONAR_ROLE_CALLER && strcmp (argv[2], "-") == 0) {
-    stdin_address = read_address (&error);
-    if (stdin_address == NULL)
-      goto usage;
+  if (*role == DONAR_ROLE_CALLER && strcmp (argv[2], "-") == 0) {
+    *stdin_address = read_address (error);
+    if (*stdin_address == NULL)
+      return FALSE;
   }
-  /* call_options.address points to it until donar_call_start. */
-  ok = fill_call_options (&o, role, role == DONAR_ROLE_CALLER ?
-      (stdin_address ? stdin_address : argv[2]) : NULL, &call_options, &error);
-  if (!ok)
-    goto usage;
+  return TRUE;
+}
+
+static void
+handle_signals (void)
+{
+  struct sigaction action = { 0 };
 
   action.sa_handler = on_signal;
   sigaction (SIGINT, &action, NULL);
@@ -882,6 +908,72 @@ main (int argc, char **argv)
   /* A caller that read the address from our stdout and ended first
    * closes the pipe: the report then goes nowhere, and must not kill us. */
   signal (SIGPIPE, SIG_IGN);
+}
+
+/* The callee's address: on stdout, alone on its line, for `callee |
+ * caller -` (the messages stay on stderr); with --json, stdout is the
+ * report alone, and --address-file gives the address to a program. */
+static gboolean
+publish_address (const Options * o, DonarCall * call, GError ** error)
+{
+  if (!o->json) {
+    g_print ("%s\n", donar_call_get_address (call));
+    fflush (stdout);
+  } else if (!o->quiet) {
+    g_printerr ("donar-call: call address: %s\n",
+        donar_call_get_address (call));
+  }
+  return o->address_file == NULL ||
+      donar_call_write_address_file (o->address_file,
+      donar_call_get_address (call), error);
+}
+
+/* 1, and why on stderr, if the call never reached the peer or the
+ * callee's onion is gone; else 0. */
+static int
+exit_status_of (Status * status, DonarRole role)
+{
+  if (never_reached (status)) {
+    g_printerr ("donar-call: %s\n", status->unreachable);
+    return 1;
+  }
+  if (role == DONAR_ROLE_CALLEE && status->tor_lost) {
+    /* The call went on over the links already open, but nobody can dial
+     * this callee any more: not a success. */
+    g_printerr ("donar-call: %s\n", status->tor_lost);
+    return 1;
+  }
+  return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  Options o;
+  gchar *stdin_address = NULL;
+  GError *error = NULL;
+  DonarCallOptions call_options;
+  DonarCall *call;
+  DonarRole role;
+  Status status = { 0 };
+  int exit_status;
+
+  options_init (&o);
+  if (!parse_options (&o, &argc, &argv, &error))
+    goto usage;
+  if (argc == 4 && strcmp (argv[1], "contact-key") == 0) {
+    options_clear (&o);
+    return contact_key_main (argv[2], argv[3]);
+  }
+  if (!parse_role (argc, argv, &role, &stdin_address, &error))
+    goto usage;
+  /* call_options.address points to it until donar_call_start. */
+  if (!fill_call_options (&o, role, role == DONAR_ROLE_CALLER ?
+          (stdin_address ? stdin_address : argv[2]) : NULL, &call_options,
+          &error))
+    goto usage;
+
+  handle_signals ();
   g_mutex_init (&status.lock);
   status.quiet = o.quiet;
   call = donar_call_start (&call_options, on_progress, on_event, &status,
@@ -894,40 +986,19 @@ main (int argc, char **argv)
     options_clear (&o);
     return 1;
   }
-  if (role == DONAR_ROLE_CALLEE) {
-    /* On stdout, alone on its line, for `callee | caller -` (the messages
-     * stay on stderr); with --json, stdout is the report alone, and
-     * --address-file gives the address to a program. */
-    if (!o.json) {
-      g_print ("%s\n", donar_call_get_address (call));
-      fflush (stdout);
-    } else if (!o.quiet) {
-      g_printerr ("donar-call: call address: %s\n",
-          donar_call_get_address (call));
-    }
-    if (o.address_file && !donar_call_write_address_file (o.address_file,
-            donar_call_get_address (call), &error)) {
-      g_printerr ("donar-call: %s\n", error->message);
-      g_error_free (error);
-      donar_call_free (call);
-      options_clear (&o);
-      return 1;
-    }
+  if (role == DONAR_ROLE_CALLEE && !publish_address (&o, call, &error)) {
+    g_printerr ("donar-call: %s\n", error->message);
+    g_error_free (error);
+    donar_call_free (call);
+    options_clear (&o);
+    return 1;
   }
   run_call (&o, call, &status);
   /* The peer is told, not left to its peer timeout. */
   donar_link_engine_end (donar_call_get_engine (call), DONAR_BYE_HUNG_UP,
       G_USEC_PER_SEC);
   donar_call_free (call);
-  if (never_reached (&status)) {
-    g_printerr ("donar-call: %s\n", status.unreachable);
-    exit_status = 1;
-  } else if (role == DONAR_ROLE_CALLEE && status.tor_lost) {
-    /* The call went on over the links already open, but nobody can dial
-     * this callee any more: not a success. */
-    g_printerr ("donar-call: %s\n", status.tor_lost);
-    exit_status = 1;
-  }
+  exit_status = exit_status_of (&status, role);
   g_free (status.unreachable);
   g_free (status.tor_lost);
   options_clear (&o);

@@ -21,6 +21,8 @@
  * running time + base time is a clock time both ends agree on, so the
  * one-way delay of a frame is exact: arrival stamped by donarsrc minus
  * capture (the PTS out of rtpopuspay), both as clock times. */
+#include "frame-log-writer.h"
+
 #include <donar.h>
 #include <gst/gst.h>
 #include <gst/rtp/gstrtpbuffer.h>
@@ -301,26 +303,22 @@ percentile (GArray * sorted, gdouble p)
 static gboolean
 write_frame_log (Demo * demo, const gchar * path, GError ** error)
 {
-  GString *text = g_string_sized_new (24 * demo->frames->len + 32);
+  FrameLogWriter *writer = frame_log_writer_new (path);
   GstClockTime origin = GST_CLOCK_TIME_NONE;
-  gboolean ok;
 
   if (demo->frames->len > 0)
     origin = g_array_index (demo->frames, Frame, 0).sent;
-  g_string_append (text, "seq,sent_ms,arrival_ms\n");
   for (guint i = 0; i < demo->frames->len; i++) {
     Frame *f = &g_array_index (demo->frames, Frame, i);
+    gdouble sent_ms = GST_CLOCK_DIFF (origin, f->sent) / 1e6;
 
-    g_string_append_printf (text, "%u,%.3f,", i,
-        GST_CLOCK_DIFF (origin, f->sent) / 1e6);
     if (GST_CLOCK_TIME_IS_VALID (f->arrival))
-      g_string_append_printf (text, "%.3f",
+      frame_log_writer_add (writer, i, sent_ms,
           GST_CLOCK_DIFF (origin, f->arrival) / 1e6);
-    g_string_append_c (text, '\n');
+    else
+      frame_log_writer_add_lost (writer, i, sent_ms);
   }
-  ok = g_file_set_contents (path, text->str, (gssize) text->len, error);
-  g_string_free (text, TRUE);
-  return ok;
+  return frame_log_writer_finish (writer, error);
 }
 
 /* 100 ms of both buses; TRUE if the caller's EOS came (a file ended). */
@@ -340,90 +338,128 @@ pump_both (Demo * demo)
 #define DIRECT_CAPS "application/x-rtp,media=audio,clock-rate=48000," \
   "encoding-name=OPUS,payload=96"
 
-int
-main (int argc, char **argv)
+/* The command line. */
+typedef struct
 {
-  gchar *tor_control = NULL, *input = NULL, *output = NULL;
-  gchar *policy = NULL, *security = NULL, *frame_log = NULL;
-  gboolean speakers = FALSE, json = FALSE, direct = FALSE;
-  gint seconds = 20;
+  gchar *tor_control, *input, *output, *policy, *security, *frame_log;
+  gboolean speakers, json, direct;
+  gint seconds;
+} Settings;
+
+/* The call's figures beyond Demo's counters: read while it runs and at
+ * its end. */
+typedef struct
+{
+  guint links_up, jb_latency;
+  /* The callee's base delay in force, ms; -1 unknown. */
+  gdouble jb_base_delay;
+  guint64 late;
+  gdouble target_sum;
+  guint target_n;
+  gboolean ended;               /* the input ended */
+} Figures;
+
+/* The command line into *s; FALSE, after saying why, if it is not one. */
+static gboolean
+parse_settings (Settings * s, int *argc, char ***argv)
+{
   GOptionEntry entries[] = {
-    {"tor-control", 0, 0, G_OPTION_ARG_STRING, &tor_control,
+    {"tor-control", 0, 0, G_OPTION_ARG_STRING, &s->tor_control,
         "ControlPort of a running tor or donar-torsim; empty: the elements "
           "launch their own tor", "PORT"},
-    {"direct", 0, 0, G_OPTION_ARG_NONE, &direct,
+    {"direct", 0, 0, G_OPTION_ARG_NONE, &s->direct,
         "Plain RTP over UDP on 127.0.0.1 instead of DONAR (no Tor: the "
           "ceiling)", NULL},
-    {"input", 0, 0, G_OPTION_ARG_FILENAME, &input,
+    {"input", 0, 0, G_OPTION_ARG_FILENAME, &s->input,
           "WAV file to send from the moment the call is ready; the call ends "
           "with it if it is shorter than --seconds (default: a 440 Hz tone)",
         "FILE"},
-    {"output", 0, 0, G_OPTION_ARG_FILENAME, &output,
+    {"output", 0, 0, G_OPTION_ARG_FILENAME, &s->output,
         "WAV file the callee writes", "FILE"},
-    {"speakers", 0, 0, G_OPTION_ARG_NONE, &speakers,
+    {"speakers", 0, 0, G_OPTION_ARG_NONE, &s->speakers,
         "Play at the callee with autoaudiosink", NULL},
-    {"seconds", 0, 0, G_OPTION_ARG_INT, &seconds,
+    {"seconds", 0, 0, G_OPTION_ARG_INT, &s->seconds,
         "Seconds of call once the caller is ready (20)", "N"},
-    {"policy", 0, 0, G_OPTION_ARG_STRING, &policy,
+    {"policy", 0, 0, G_OPTION_ARG_STRING, &s->policy,
           "simple, torfone, alternate, double-send or adaptive (default)",
         "NAME"},
-    {"security", 0, 0, G_OPTION_ARG_STRING, &security,
+    {"security", 0, 0, G_OPTION_ARG_STRING, &s->security,
         "default, 2hop or 1way (for a tor the elements launch)", "NAME"},
-    {"frame-log", 0, 0, G_OPTION_ARG_FILENAME, &frame_log,
+    {"frame-log", 0, 0, G_OPTION_ARG_FILENAME, &s->frame_log,
         "Write each frame's fate to FILE (seq,sent_ms,arrival_ms, as "
           "donar-sim --frame-log)", "FILE"},
-    {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the summary as JSON",
+    {"json", 0, 0, G_OPTION_ARG_NONE, &s->json, "Print the summary as JSON",
         NULL},
     G_OPTION_ENTRY_NULL
   };
   GOptionContext *context = g_option_context_new ("- a DONAR call on one "
       "machine and its QoE");
   GError *error = NULL;
-  Demo *demo;
-  gchar *call_props, *desc, *address = NULL, *source;
-  GstElement *e;
-  GstMessage *msg;
-  GstStructure *sink_stats, *jb_stats;
-  GstClock *clock;
-  guint links_up = 0, jb_latency = 0;
-  /* The callee's base delay in force, ms; -1 unknown. */
-  gdouble jb_base_delay = -1;
-  guint64 late = 0, lost;
-  gdouble p50, p99, lat_min, target, target_sum = 0, target_mean = 0;
-  guint target_n = 0;
-  gint steps;
-  gboolean ended = FALSE, hanging_up;
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_add_group (context, gst_init_get_option_group ());
-  if (!g_option_context_parse (context, &argc, &argv, &error)) {
+  if (!g_option_context_parse (context, argc, argv, &error)) {
     g_printerr ("donar-demo: %s\n", error->message);
-    return 2;
+    return FALSE;
   }
   g_option_context_free (context);
-  if (seconds < 1 || (output == NULL && !speakers)) {
+  if (s->seconds < 1 || (s->output == NULL && !s->speakers)) {
     g_printerr ("donar-demo: needs --output FILE or --speakers, and "
         "--seconds >= 1\n");
-    return 2;
+    return FALSE;
   }
-  if (policy == NULL)
-    policy = g_strdup (donar_policy_to_string (DONAR_DEFAULT_POLICY));
-  if (security == NULL)
-    security = g_strdup ("default");
+  if (s->policy == NULL)
+    s->policy = g_strdup (donar_policy_to_string (DONAR_DEFAULT_POLICY));
+  if (s->security == NULL)
+    s->security = g_strdup ("default");
+  return TRUE;
+}
 
-  demo = g_new0 (Demo, 1);
+static void
+settings_clear (Settings * s)
+{
+  g_free (s->tor_control);
+  g_free (s->input);
+  g_free (s->output);
+  g_free (s->frame_log);
+  g_free (s->policy);
+  g_free (s->security);
+}
+
+static Demo *
+demo_new (void)
+{
+  Demo *demo = g_new0 (Demo, 1);
+
   g_mutex_init (&demo->lock);
   for (guint i = 0; i < G_N_ELEMENTS (demo->index_of); i++)
     demo->index_of[i] = -1;
   demo->frames = g_array_new (FALSE, FALSE, sizeof (Frame));
   gst_segment_init (&demo->pay_segment, GST_FORMAT_TIME);
   demo->latency_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  return demo;
+}
 
-  /* Separate calls (call=callee, call=caller): this process holds both
-   * ends, which must not share one DonarCall. */
-  call_props = g_strdup_printf ("tor-control=\"%s\" policy=%s security=%s",
-      tor_control ? tor_control : "", policy, security);
-  if (direct)
+static void
+demo_free (Demo * demo)
+{
+  gst_object_unref (demo->caller);
+  gst_object_unref (demo->callee);
+  g_array_free (demo->latency_ms, TRUE);
+  g_array_free (demo->frames, TRUE);
+  g_mutex_clear (&demo->lock);
+  g_free (demo);
+}
+
+/* The callee's pipeline, on clock, PLAYING. */
+static void
+start_callee (Demo * demo, const Settings * s, const gchar * call_props,
+    GstClock * clock)
+{
+  gchar *source, *desc;
+  GstElement *e;
+
+  if (s->direct)
     source = g_strdup ("udpsrc name=rx address=127.0.0.1 port=0 "
         "caps=\"" DIRECT_CAPS "\"");
   else
@@ -437,30 +473,35 @@ main (int argc, char **argv)
    * would write every buffer whenever it came, a stall included. */
   desc = g_strdup_printf ("%s ! donarjitterbuffer name=jb ! "
       "rtpopusdepay name=depay ! opusdec plc=true ! audioconvert ! "
-      "audioresample ! %s", source, speakers ? "autoaudiosink" :
+      "audioresample ! %s", source, s->speakers ? "autoaudiosink" :
       "audiomixer name=play start-time-selection=first ! wavenc ! "
       "filesink name=out");
   g_free (source);
   demo->callee = launch (desc);
   g_free (desc);
-  if (!speakers) {
+  if (!s->speakers) {
     e = gst_bin_get_by_name (GST_BIN (demo->callee), "out");
-    g_object_set (e, "location", output, NULL);
+    g_object_set (e, "location", s->output, NULL);
     gst_object_unref (e);
   }
   add_probe (demo->callee, "rx", "src", GST_PAD_PROBE_TYPE_BUFFER,
       on_received, demo);
   add_probe (demo->callee, "depay", "src", GST_PAD_PROBE_TYPE_BUFFER,
       on_depayloaded, demo);
-
-  /* The one clock of both pipelines: GStreamer's default, monotonic, the
-   * clock donarsrc's arrival stamps come from (and udpsrc's, which stamps
-   * with the running time of the arrival too). */
-  clock = gst_system_clock_obtain ();
   gst_pipeline_use_clock (GST_PIPELINE (demo->callee), clock);
-
   gst_element_set_state (demo->callee, GST_STATE_PLAYING);
-  if (direct) {
+}
+
+/* Where the caller sends: udpsrc's port, or the address donarsrc's call
+ * published; NULL, after saying why, if there is none. */
+static gchar *
+callee_address (Demo * demo, const Settings * s)
+{
+  GstMessage *msg;
+  gchar *address;
+
+  if (s->direct) {
+    GstElement *e;
     gint port = 0;
 
     /* udpsrc port=0 binds a free port in NULL to READY and reports it. */
@@ -469,52 +510,62 @@ main (int argc, char **argv)
     gst_object_unref (e);
     if (port <= 0) {
       g_printerr ("donar-demo: udpsrc did not bind a port\n");
-      return 1;
+      return NULL;
     }
     g_printerr ("# direct: RTP over UDP to 127.0.0.1:%d, no Tor\n", port);
-    address = g_strdup_printf ("host=127.0.0.1 port=%d", port);
-  } else {
-    msg = pump (demo->callee, "donar-call-address", SETUP_TIMEOUT);
-    if (msg == NULL) {
-      g_printerr ("donar-demo: the callee did not publish its address\n");
-      return 1;
-    }
-    address = g_strdup (gst_structure_get_string (gst_message_get_structure
-            (msg), "address"));
-    gst_message_unref (msg);
-    g_printerr ("# callee published its address\n");
+    return g_strdup_printf ("host=127.0.0.1 port=%d", port);
   }
+  msg = pump (demo->callee, "donar-call-address", SETUP_TIMEOUT);
+  if (msg == NULL) {
+    g_printerr ("donar-demo: the callee did not publish its address\n");
+    return NULL;
+  }
+  address = g_strdup (gst_structure_get_string (gst_message_get_structure
+          (msg), "address"));
+  gst_message_unref (msg);
+  g_printerr ("# callee published its address\n");
+  return address;
+}
+
+/* The caller's pipeline, on clock, to address; with DONAR, PAUSED until
+ * its call is ready.  FALSE, after saying why, if it never is. */
+static gboolean
+start_caller (Demo * demo, const Settings * s, const gchar * call_props,
+    const gchar * address, GstClock * clock)
+{
+  gchar *source, *desc;
+  GstElement *e;
+  GstMessage *msg;
 
   /* A file source would run as fast as it reads: identity sync=true
    * paces it at the pace of capture (and, in PAUSED, holds the first
    * buffer until PLAYING). */
-  if (direct)
+  if (s->direct)
     source = g_strdup_printf ("udpsink name=tx %s", address);
   else
     source = g_strdup_printf ("donarsink name=tx call=caller %s", call_props);
   desc = g_strdup_printf ("%s ! audioconvert ! audioresample ! "
       "opusenc audio-type=voice bitrate=32000 frame-size=40 "
       "inband-fec=false ! rtpopuspay name=pay pt=96 timestamp-offset=0 ! %s",
-      input ? "filesrc name=in ! wavparse ! identity sync=true" :
+      s->input ? "filesrc name=in ! wavparse ! identity sync=true" :
       "audiotestsrc is-live=true wave=sine freq=440 volume=0.3", source);
   g_free (source);
   demo->caller = launch (desc);
   g_free (desc);
-  if (input) {
+  if (s->input) {
     e = gst_bin_get_by_name (GST_BIN (demo->caller), "in");
-    g_object_set (e, "location", input, NULL);
+    g_object_set (e, "location", s->input, NULL);
     gst_object_unref (e);
   }
-  if (!direct) {
+  if (!s->direct) {
     e = gst_bin_get_by_name (GST_BIN (demo->caller), "tx");
     g_object_set (e, "address", address, NULL);
     gst_object_unref (e);
   }
-  g_free (address);
   add_probe (demo->caller, "pay", "src", GST_PAD_PROBE_TYPE_BUFFER |
       GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, on_payloaded, demo);
   gst_pipeline_use_clock (GST_PIPELINE (demo->caller), clock);
-  if (!direct) {
+  if (!s->direct) {
     /* donarsink starts its call on the way to PAUSED, where no audio
      * flows yet (a live source waits for PLAYING, identity sync=true
      * holds the file's first buffer): the call connects first, then the
@@ -523,65 +574,96 @@ main (int argc, char **argv)
     msg = pump (demo->caller, "donar-ready", SETUP_TIMEOUT);
     if (msg == NULL) {
       g_printerr ("donar-demo: the caller did not reach the callee\n");
-      return 1;
+      return FALSE;
     }
     gst_message_unref (msg);
   }
-  g_printerr ("# caller ready: %d s of call\n", seconds);
+  g_printerr ("# caller ready: %d s of call\n", s->seconds);
+  return TRUE;
+}
 
+static void
+set_sending (Demo * demo, gboolean sending)
+{
   g_mutex_lock (&demo->lock);
-  demo->sending = TRUE;
+  demo->sending = sending;
   g_mutex_unlock (&demo->lock);
-  gst_element_set_state (demo->caller, GST_STATE_PLAYING);
-  /* A file of exactly --seconds is sent whole: its end (EOS) is waited
-   * for up to half a second past --seconds. */
-  steps = seconds * 10 + (input ? 5 : 0);
-  for (gint i = 0; i < steps && !ended; i++) {
-    /* The links up while the call runs: an input that ends hangs up (EOS
-     * at donarsink), and its links are closed before its EOS message
-     * comes and well before the figures below are read (quality.sh's
-     * --input read 0). */
-    g_mutex_lock (&demo->lock);
-    hanging_up = demo->hanging_up;
-    g_mutex_unlock (&demo->lock);
-    if (!direct && !hanging_up) {
-      sink_stats = get_stats (demo->caller, "tx");
-      gst_structure_get_uint (sink_stats, "links-up", &links_up);
-      gst_structure_free (sink_stats);
-    }
-    ended = pump_both (demo);
-    jb_stats = get_stats (demo->callee, "jb");
-    if (gst_structure_get_double (jb_stats, "target", &target) && target > 0) {
-      target_sum += target;
-      target_n++;
-    }
-    gst_structure_free (jb_stats);
-  }
-  if (ended)
-    g_printerr ("# the input ended\n");
-  g_mutex_lock (&demo->lock);
-  demo->sending = FALSE;
-  g_mutex_unlock (&demo->lock);
-  for (guint i = 0; i < GRACE_STEPS; i++)
-    pump_both (demo);
+}
 
-  /* The figures, while both ends are still up. */
+/* donarsink's links up, unless the caller is hanging up: an input that
+ * ends hangs up (EOS at donarsink), and its links are closed before its
+ * EOS message comes and well before the figures are read (quality.sh's
+ * --input read 0). */
+static void
+read_links_up (Demo * demo, guint * links_up)
+{
+  GstStructure *sink_stats;
+  gboolean hanging_up;
+
   g_mutex_lock (&demo->lock);
   hanging_up = demo->hanging_up;
   g_mutex_unlock (&demo->lock);
-  if (!direct && !ended && !hanging_up) {
-    sink_stats = get_stats (demo->caller, "tx");
-    gst_structure_get_uint (sink_stats, "links-up", &links_up);
-    gst_structure_free (sink_stats);
-  }
-  jb_stats = get_stats (demo->callee, "jb");
-  gst_structure_get_uint (jb_stats, "latency", &jb_latency);
-  gst_structure_get_uint64 (jb_stats, "late", &late);
-  gst_structure_get_double (jb_stats, "base-delay", &jb_base_delay);
-  gst_structure_free (jb_stats);
+  if (hanging_up)
+    return;
+  sink_stats = get_stats (demo->caller, "tx");
+  gst_structure_get_uint (sink_stats, "links-up", links_up);
+  gst_structure_free (sink_stats);
+}
 
-  /* EOS through the callee so that wavenc writes the sizes in its
-   * header; then the caller, whose links closing would only warn. */
+/* --seconds of call, or until a file input ends, then a grace for the
+ * frames on their way; the links up and the playout target meanwhile. */
+static void
+run_call (Demo * demo, const Settings * s, Figures * f)
+{
+  GstStructure *jb_stats;
+  gdouble target;
+  gint steps;
+
+  set_sending (demo, TRUE);
+  gst_element_set_state (demo->caller, GST_STATE_PLAYING);
+  /* A file of exactly --seconds is sent whole: its end (EOS) is waited
+   * for up to half a second past --seconds. */
+  steps = s->seconds * 10 + (s->input ? 5 : 0);
+  for (gint i = 0; i < steps && !f->ended; i++) {
+    if (!s->direct)
+      read_links_up (demo, &f->links_up);
+    f->ended = pump_both (demo);
+    jb_stats = get_stats (demo->callee, "jb");
+    if (gst_structure_get_double (jb_stats, "target", &target) && target > 0) {
+      f->target_sum += target;
+      f->target_n++;
+    }
+    gst_structure_free (jb_stats);
+  }
+  if (f->ended)
+    g_printerr ("# the input ended\n");
+  set_sending (demo, FALSE);
+  for (guint i = 0; i < GRACE_STEPS; i++)
+    pump_both (demo);
+}
+
+/* The figures, while both ends are still up. */
+static void
+read_end_figures (Demo * demo, const Settings * s, Figures * f)
+{
+  GstStructure *jb_stats;
+
+  if (!s->direct && !f->ended)
+    read_links_up (demo, &f->links_up);
+  jb_stats = get_stats (demo->callee, "jb");
+  gst_structure_get_uint (jb_stats, "latency", &f->jb_latency);
+  gst_structure_get_uint64 (jb_stats, "late", &f->late);
+  gst_structure_get_double (jb_stats, "base-delay", &f->jb_base_delay);
+  gst_structure_free (jb_stats);
+}
+
+/* EOS through the callee so that wavenc writes the sizes in its header;
+ * then the caller, whose links closing would only warn. */
+static void
+stop_pipelines (Demo * demo)
+{
+  GstMessage *msg;
+
   gst_element_send_event (demo->callee, gst_event_new_eos ());
   msg = pump (demo->callee, "eos", EOS_TIMEOUT);
   if (msg)
@@ -590,20 +672,23 @@ main (int argc, char **argv)
     g_printerr ("# no EOS from the callee in time\n");
   gst_element_set_state (demo->caller, GST_STATE_NULL);
   gst_element_set_state (demo->callee, GST_STATE_NULL);
+}
 
-  g_mutex_lock (&demo->lock);
-  if (frame_log && !write_frame_log (demo, frame_log, &error)) {
-    g_printerr ("donar-demo: --frame-log: %s\n", error->message);
-    return 1;
-  }
+/* The summary on stdout, JSON or text; demo->lock held. */
+static void
+print_summary (Demo * demo, const Settings * s, const Figures * f)
+{
+  gdouble p50, p99, lat_min, target_mean = 0;
+  guint64 lost;
+
   g_array_sort (demo->latency_ms, compare_double);
   p50 = percentile (demo->latency_ms, 0.50);
   p99 = percentile (demo->latency_ms, 0.99);
   lat_min = percentile (demo->latency_ms, 0.0);
-  if (target_n > 0)
-    target_mean = target_sum / target_n;
+  if (f->target_n > 0)
+    target_mean = f->target_sum / f->target_n;
   lost = demo->frames_sent - demo->frames_received;
-  if (json) {
+  if (s->json) {
     g_print ("{\"seconds\": %d, \"mode\": \"%s\", \"policy\": \"%s\", "
         "\"security\": \"%s\", \"frames_sent\": %" G_GUINT64_FORMAT
         ", \"frames_received\": %" G_GUINT64_FORMAT ", \"frames_played\": %"
@@ -615,13 +700,13 @@ main (int argc, char **argv)
         "\"playout_target_ms\": %.1f, \"mouth_to_ear_ms\": %.1f, "
         "\"links_up\": %u, \"live_quality\": {\"messages\": %u, "
         "\"r_mean\": %.2f, \"mos_mean\": %.3f, \"r_last\": %.2f, "
-        "\"mos_last\": %.3f}}\n", seconds, direct ? "direct" : "donar", policy,
-        security, demo->frames_sent, demo->frames_received,
-        demo->frames_played, lost, late,
+        "\"mos_last\": %.3f}}\n", s->seconds, s->direct ? "direct" : "donar",
+        s->policy, s->security, demo->frames_sent, demo->frames_received,
+        demo->frames_played, lost, f->late,
         demo->frames_sent ? (gdouble) lost / demo->frames_sent : 0.0,
-        demo->frames_sent ? (gdouble) late / demo->frames_sent : 0.0,
-        lat_min, p50, p99, jb_latency, jb_base_delay, target_mean,
-        lat_min + target_mean, links_up, live_quality.n,
+        demo->frames_sent ? (gdouble) f->late / demo->frames_sent : 0.0,
+        lat_min, p50, p99, f->jb_latency, f->jb_base_delay, target_mean,
+        lat_min + target_mean, f->links_up, live_quality.n,
         live_quality.n ? live_quality.r_sum / live_quality.n : 0.0,
         live_quality.n ? live_quality.mos_sum / live_quality.n : 0.0,
         live_quality.r_last, live_quality.mos_last);
@@ -636,27 +721,57 @@ main (int argc, char **argv)
         "  one-way latency  min %.1f ms, p50 %.1f ms, p99 %.1f ms\n"
         "  jitter buffer    %u ms at the end, target %.1f ms on average\n"
         "  mouth to ear     %.1f ms (min latency + mean target)\n"
-        "  links up         %u\n", direct ? "Direct (UDP)" : "DONAR",
-        seconds, policy, security, demo->frames_sent, demo->frames_received,
-        demo->frames_played, lost, late, lat_min, p50, p99, jb_latency,
-        target_mean, lat_min + target_mean, links_up);
+        "  links up         %u\n", s->direct ? "Direct (UDP)" : "DONAR",
+        s->seconds, s->policy, s->security, demo->frames_sent,
+        demo->frames_received, demo->frames_played, lost, f->late, lat_min, p50,
+        p99, f->jb_latency, target_mean, lat_min + target_mean, f->links_up);
   }
+}
+
+int
+main (int argc, char **argv)
+{
+  Settings s = {.seconds = 20 };
+  Figures f = {.jb_base_delay = -1 };
+  GError *error = NULL;
+  Demo *demo;
+  gchar *call_props, *address;
+  GstClock *clock;
+
+  if (!parse_settings (&s, &argc, &argv))
+    return 2;
+  demo = demo_new ();
+  /* Separate calls (call=callee, call=caller): this process holds both
+   * ends, which must not share one DonarCall. */
+  call_props = g_strdup_printf ("tor-control=\"%s\" policy=%s security=%s",
+      s.tor_control ? s.tor_control : "", s.policy, s.security);
+  /* The one clock of both pipelines: GStreamer's default, monotonic, the
+   * clock donarsrc's arrival stamps come from (and udpsrc's, which stamps
+   * with the running time of the arrival too). */
+  clock = gst_system_clock_obtain ();
+  start_callee (demo, &s, call_props, clock);
+  address = callee_address (demo, &s);
+  if (address == NULL)
+    return 1;
+  if (!start_caller (demo, &s, call_props, address, clock))
+    return 1;
+  g_free (address);
+  run_call (demo, &s, &f);
+  read_end_figures (demo, &s, &f);
+  stop_pipelines (demo);
+
+  g_mutex_lock (&demo->lock);
+  if (s.frame_log && !write_frame_log (demo, s.frame_log, &error)) {
+    g_printerr ("donar-demo: --frame-log: %s\n", error->message);
+    return 1;
+  }
+  print_summary (demo, &s, &f);
   g_mutex_unlock (&demo->lock);
 
-  gst_object_unref (demo->caller);
-  gst_object_unref (demo->callee);
   gst_object_unref (clock);
-  g_array_free (demo->latency_ms, TRUE);
-  g_array_free (demo->frames, TRUE);
-  g_mutex_clear (&demo->lock);
-  g_free (demo);
+  demo_free (demo);
   g_free (call_props);
-  g_free (tor_control);
-  g_free (input);
-  g_free (output);
-  g_free (frame_log);
-  g_free (policy);
-  g_free (security);
+  settings_clear (&s);
   gst_deinit ();
   return 0;
 }

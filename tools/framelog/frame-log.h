@@ -1,8 +1,8 @@
-/* A frame log, as donar-sim --frame-log and donar-demo --frame-log write
- * it: a CSV file with the header seq,sent_ms,arrival_ms and one row per
- * frame in send order, arrival_ms empty for a frame that never came.
- * Read by the tools that replay frame fates (donar-playout-eval,
- * donar-quality-replay). */
+/* A frame log, as frame-log-writer.h writes it (donar-sim, donar-call
+ * and donar-demo --frame-log, donar-playout-gen): a CSV file with the
+ * header seq,sent_ms,arrival_ms and one row per frame in send order,
+ * arrival_ms empty for a frame that never came.  Read by the tools that
+ * replay frame fates (donar-playout-eval, donar-quality-replay). */
 #ifndef FRAME_LOG_H
 #define FRAME_LOG_H
 

@@ -8,7 +8,8 @@
  * them stalls where a blocked stream releases everything at once, level
  * shifts as links change groups, rare losses), so that the policies can be
  * compared on something with Tor's troubles.  docs/jitterbuffer.md. */
-#include <glib.h>
+#include "frame-log-writer.h"
+
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
@@ -66,7 +67,7 @@ write_direction (const char *path, GRand * r, gdouble duration_s,
     GError ** error)
 {
   guint n = (guint) (duration_s * 1000.0 / frame_ms);
-  GString *out = g_string_new ("seq,sent_ms,arrival_ms\n");
+  FrameLogWriter *writer = frame_log_writer_new (path);
   GArray *spikes = g_array_new (FALSE, FALSE, sizeof (Spike));
   gdouble base = call_base_ms + lognormal (r, 1.0, 1.0) * 3.0;
   gdouble jitter_ms = g_rand_double_range (r, 3.0, 12.0);
@@ -74,7 +75,6 @@ write_direction (const char *path, GRand * r, gdouble duration_s,
   gdouble next_shift = exponential (r, 90.0);
   gdouble t = exponential (r, gap_s);
   guint next_spike = 0;
-  gboolean ok;
 
   /* The spikes of the whole direction, in order of start. */
   while (t < duration_s) {
@@ -111,18 +111,16 @@ write_direction (const char *path, GRand * r, gdouble duration_s,
       jitter += exponential (r, jitter_ms / 3.0);
 
     if (g_rand_double (r) < 2e-4) {
-      g_string_append_printf (out, "%u,%.3f,\n", i, sent);
+      frame_log_writer_add_lost (writer, i, sent);
     } else {
       gdouble arrival = sent + base + jitter + extra + sent * drift_ppm * 1e-6;
 
-      g_string_append_printf (out, "%u,%.3f,%.3f\n", i, sent, arrival);
+      frame_log_writer_add (writer, i, sent, arrival);
     }
   }
 
-  ok = g_file_set_contents (path, out->str, out->len, error);
-  g_string_free (out, TRUE);
   g_array_free (spikes, TRUE);
-  return ok;
+  return frame_log_writer_finish (writer, error);
 }
 
 int

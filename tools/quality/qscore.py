@@ -24,6 +24,7 @@ PyPI; scripts/setup.sh makes it).
 import argparse
 import json
 import math
+import os
 import struct
 import sys
 from math import gcd
@@ -31,6 +32,11 @@ from math import gcd
 import numpy as np
 from scipy.io import wavfile
 from scipy.signal import correlate, resample_poly
+
+# The frame logs' one reader (tools/framelog/frame_log.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, "framelog"))
+from frame_log import read_frame_log  # noqa: E402
 
 WB_RATE = 16000
 NB_RATE = 8000
@@ -411,17 +417,6 @@ def burst_ratio(lost):
     p = n_lost / len(lost)
     return mean_burst * (1 - p)
 
-
-def read_frame_log(path):
-    """donar-sim's --frame-log format: [(seq, sent_ms, arrival_ms or None)]."""
-    rows = []
-    with open(path) as f:
-        next(f)
-        for line in f:
-            seq, sent, arrival = line.rstrip("\n").split(",")
-            rows.append((int(seq), float(sent),
-                         float(arrival) if arrival else None))
-    return rows
 
 # ------------------------------------------------------------------ a call
 

@@ -2,8 +2,7 @@
  * voice quality (donar-playout-eval, docs/jitterbuffer.md): one CSV file
  * per call and direction. */
 #include "sim-frame-log.h"
-
-#include <stdio.h>
+#include "frame-log-writer.h"
 
 static gboolean
 write_direction (const char *dir, guint index, guint direction,
@@ -12,22 +11,19 @@ write_direction (const char *dir, guint index, guint direction,
   g_autofree gchar *name = g_strdup_printf ("call%u-dir%u.csv", index,
       direction);
   g_autofree gchar *path = g_build_filename (dir, name, NULL);
-  GString *text = g_string_sized_new (24 * result->n_frames + 32);
-  gboolean ok;
+  FrameLogWriter *writer = frame_log_writer_new (path);
 
-  g_string_append (text, "seq,sent_ms,arrival_ms\n");
   for (guint f = 0; f < result->n_frames; f++) {
     gint64 sent_us = (gint64) f * frame_period_us;
     gint32 latency_us = result->latency_us[direction][f];
 
-    g_string_append_printf (text, "%u,%.3f,", f, sent_us / 1000.0);
     if (latency_us != SIM_LOST)
-      g_string_append_printf (text, "%.3f", (sent_us + latency_us) / 1000.0);
-    g_string_append_c (text, '\n');
+      frame_log_writer_add (writer, f, sent_us / 1000.0,
+          (sent_us + latency_us) / 1000.0);
+    else
+      frame_log_writer_add_lost (writer, f, sent_us / 1000.0);
   }
-  ok = g_file_set_contents (path, text->str, (gssize) text->len, error);
-  g_string_free (text, TRUE);
-  return ok;
+  return frame_log_writer_finish (writer, error);
 }
 
 gboolean
