@@ -13,14 +13,16 @@ import subprocess
 import sys
 import tempfile
 
+# Frame logs through their one writer (tools/framelog/frame_log.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', '..', 'tools', 'framelog'))
+from frame_log import write_frame_log  # noqa: E402
+
 
 def summarize(bench, rows, mouth_to_ear, frames_late):
     with tempfile.TemporaryDirectory(prefix='bench-demo-test-') as d:
         log, out = os.path.join(d, 'f.csv'), os.path.join(d, 'd.json')
-        with open(log, 'w', encoding='utf-8') as f:
-            f.write('seq,sent_ms,arrival_ms\n')
-            for seq, sent, arrival in rows:
-                f.write(f'{seq},{sent:.3f},{arrival}\n')
+        write_frame_log(log, rows)
         with open(out, 'w', encoding='utf-8') as f:
             json.dump({'mouth_to_ear_ms': mouth_to_ear,
                        'frames_late': frames_late}, f)
@@ -37,7 +39,7 @@ def main(bench):
     for seq in range(50):
         sent = 1000.0 + 40 * seq
         delay = {3: 360.5, 10: 360.0, 30: 1300.0}.get(seq, 200.0)
-        rows.append((seq, sent, '' if seq == 20 else f'{sent + delay:.3f}'))
+        rows.append((seq, sent, None if seq == 20 else sent + delay))
     r = summarize(bench, rows, 329.9, 2)
     failures = []
     if (r['frames'], r['late'], r['late_at_s']) != (50, 3, [0.1, 0.8, 1.2]):
@@ -48,7 +50,7 @@ def main(bench):
         failures.append('330 ms mouth to ear is not under 330 ms')
     # Frames 0 to 5 400 ms on their way: with the lost one and the 1300-ms
     # one, 8 later than 360 ms.
-    six = [(s, t, f'{t + 400:.3f}' if s < 6 else a) for s, t, a in rows]
+    six = [(s, t, t + 400 if s < 6 else a) for s, t, a in rows]
     if summarize(bench, six, 300.0, 0)['ok']:
         failures.append('8 frames later than 360 ms are more than 5')
     for failure in failures:

@@ -15,6 +15,11 @@ import subprocess
 import sys
 import tempfile
 
+# Frame logs through their one writer (tools/framelog/frame_log.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', '..', 'tools', 'framelog'))
+from frame_log import write_frame_log  # noqa: E402
+
 SECONDS = 4
 FRAMES = SECONDS * 1000 // 40
 
@@ -32,10 +37,8 @@ def paired_command(script):
 
 
 def write_log(path, latencies):
-    with open(path, 'w') as f:
-        f.write('seq,sent_ms,arrival_ms\n')
-        for i, x in enumerate(latencies):
-            f.write(f'{i},{i * 40},{"" if x is None else i * 40 + x}\n')
+    write_frame_log(path, [(i, i * 40, None if x is None else i * 40 + x)
+                           for i, x in enumerate(latencies)])
 
 
 def good():

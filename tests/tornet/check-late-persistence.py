@@ -36,6 +36,11 @@ import subprocess
 import sys
 import tempfile
 
+# Frame logs through their one writer (tools/framelog/frame_log.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', '..', 'tools', 'framelog'))
+from frame_log import write_frame_log  # noqa: E402
+
 FRAMES = 501
 LATE = (300, 312, 313, 330)
 
@@ -50,14 +55,12 @@ def link_of(seq):
 
 
 def arrival(seq, late):
-    return '' if seq in late else f'{seq * 40 + 200}'
+    return None if seq in late else seq * 40 + 200
 
 
-def write_frames(path, late):
-    with open(path, 'w') as f:
-        f.write('seq,sent_ms,arrival_ms\n')
-        for q in range(FRAMES):
-            f.write(f'{q},{q * 40},{arrival(q, late)}\n')
+def write_frames(path, late, frames=FRAMES):
+    write_frame_log(path, [(q, q * 40, arrival(q, late))
+                           for q in range(frames)])
 
 
 def make_tor(keep):
@@ -109,14 +112,8 @@ def make_together(keep):
                 f.write('seq,sent_ms,links,no_link_in_time\n')
                 for q in range(1501):
                     f.write(f'{q},{q * 40},0,0\n')
-        with open(os.path.join(keep, f'{name}-callee.csv'), 'w') as f:
-            f.write('seq,sent_ms,arrival_ms\n')
-            for q in range(1501):
-                f.write(f'{q},{q * 40},{arrival(q, late)}\n')
-        with open(os.path.join(keep, f'{name}-caller.csv'), 'w') as f:
-            f.write('seq,sent_ms,arrival_ms\n')
-            for q in range(1501):
-                f.write(f'{q},{q * 40},{arrival(q, ())}\n')
+        write_frames(os.path.join(keep, f'{name}-callee.csv'), late, 1501)
+        write_frames(os.path.join(keep, f'{name}-caller.csv'), (), 1501)
 
 
 def run(tools_tornet, *args):

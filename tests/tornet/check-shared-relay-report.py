@@ -16,6 +16,11 @@ import subprocess
 import sys
 import tempfile
 
+# Frame logs through their one writer (tools/framelog/frame_log.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', '..', 'tools', 'framelog'))
+from frame_log import write_frame_log  # noqa: E402
+
 ONION = 'a' * 56
 
 
@@ -49,10 +54,9 @@ def main():
             f.write('seq,sent_ms,links,no_link_in_time\n0,0,0 1 2,0\n')
             for seq in range(1, 21):
                 f.write(f'{seq},{seq * 40},{"0 1" if seq <= 10 else "0 2"},0\n')
-        with open(os.path.join(keep, f'{name}-callee.csv'), 'w') as f:
-            f.write('seq,sent_ms,arrival_ms\n')
-            for seq in range(21):
-                f.write(f'{seq},{seq * 40},{seq * 40 + (500 if seq == 5 else 200)}\n')
+        write_frame_log(os.path.join(keep, f'{name}-callee.csv'),
+                        [(seq, seq * 40, seq * 40 + (500 if seq == 5 else 200))
+                         for seq in range(21)])
         out = subprocess.run([sys.executable, '-m', 'tornet', 'report',
                               'shared-relay', '--keep', keep],
                              capture_output=True, text=True,

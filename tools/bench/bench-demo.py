@@ -17,7 +17,6 @@ run's files (what the unit test checks).
 """
 
 import argparse
-import csv
 import json
 import os
 import subprocess
@@ -30,24 +29,22 @@ DEADLINE_MS = 360.0
 MAX_LATE = 5
 MAX_MOUTH_TO_EAR_MS = 330.0
 
+# The frame logs' one reader (tools/framelog/frame_log.py).
+sys.path.insert(0, os.path.join(TOP, 'tools', 'framelog'))
+from frame_log import read_frame_log  # noqa: E402
+
 
 def summarize(frame_log, demo_json):
     """One run's figures: {late, late_at_s, jitterbuffer_late,
     mouth_to_ear_ms, frames, ok}."""
     with open(demo_json, encoding='utf-8') as f:
         demo = json.load(f)
-    late_at = []
-    frames = 0
-    origin = None
-    with open(frame_log, encoding='utf-8') as f:
-        for row in csv.DictReader(f):
-            frames += 1
-            sent = float(row['sent_ms'])
-            origin = sent if origin is None else origin
-            if row['arrival_ms'] in ('', 'nan'):
-                late_at.append(round((sent - origin) / 1000.0, 1))
-            elif float(row['arrival_ms']) - sent > DEADLINE_MS:
-                late_at.append(round((sent - origin) / 1000.0, 1))
+    rows = read_frame_log(frame_log)
+    frames = len(rows)
+    origin = rows[0][1] if rows else None
+    late_at = [round((sent - origin) / 1000.0, 1)
+               for _, sent, arrival in rows
+               if arrival is None or arrival - sent > DEADLINE_MS]
     mouth_to_ear = float(demo['mouth_to_ear_ms'])
     return {'frames': frames, 'late': len(late_at), 'late_at_s': late_at,
             'jitterbuffer_late': demo['frames_late'],

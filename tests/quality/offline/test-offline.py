@@ -15,6 +15,11 @@ import subprocess
 import sys
 import tempfile
 
+# Frame logs through their one writer (tools/framelog/frame_log.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', '..', '..', 'tools', 'framelog'))
+from frame_log import write_frame_log  # noqa: E402
+
 CASE, REPLAY, TRACE_QUALITY, DONAR_SIM = sys.argv[1:5]
 sys.path.insert(0, os.path.dirname(TRACE_QUALITY))
 import trace_quality as tq  # noqa: E402  pylint: disable=wrong-import-position
@@ -35,12 +40,11 @@ def check(cond, msg):
 def write_log(path, n, delay_ms):
     """n frames sent every 40 ms; delay_ms(i): ms after sending, or None:
     lost."""
-    with open(path, 'w') as f:
-        f.write('seq,sent_ms,arrival_ms\n')
-        for i in range(n):
-            d = delay_ms(i)
-            arrival = '' if d is None else f'{i * 40 + d:.3f}'
-            f.write(f'{i},{i * 40:.3f},{arrival}\n')
+    rows = []
+    for i in range(n):
+        d = delay_ms(i)
+        rows.append((i, i * 40, None if d is None else i * 40 + d))
+    write_frame_log(path, rows)
 
 
 def replay(tmp, logs, *opts):

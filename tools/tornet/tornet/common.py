@@ -3,7 +3,6 @@ both need: the testbed's defaults as tornet.sh gives them, the processes
 they start and stop by PID, the frame logs, the Wilson interval, and the
 splicing of a generated section into a page."""
 
-import csv
 import math
 import os
 import re
@@ -11,9 +10,14 @@ import shlex
 import signal
 import socket
 import subprocess
+import sys
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tools/tornet
 ROOT = os.path.abspath(os.path.join(HERE, '..', '..'))
+# The frame logs' one reader and writer (tools/framelog/frame_log.py).
+if os.path.join(ROOT, 'tools', 'framelog') not in sys.path:
+    sys.path.insert(0, os.path.join(ROOT, 'tools', 'framelog'))
+import frame_log  # noqa: E402
 JSON_FILE = 'tornet-calibration.json'
 LONG_CALLS, SHORT_CALLS = 8, 3   # the calibration's calls at once, its defaults
 
@@ -88,12 +92,7 @@ def tornet_defaults():
 
 def read_frame_log(path):
     """Latencies in ms of a frame log's frames, None for a lost one."""
-    out = []
-    with open(path) as f:
-        for row in csv.DictReader(f):
-            out.append(float(row['arrival_ms']) - float(row['sent_ms'])
-                       if row['arrival_ms'] else None)
-    return out
+    return frame_log.latencies(frame_log.read_frame_log(path))
 
 
 def splice(page_path, section, begin, end, before='## Where we differ'):

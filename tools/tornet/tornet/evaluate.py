@@ -68,7 +68,7 @@ from . import calibrate as cal
 from . import link_use, paired
 from .common import (HERE, JSON_FILE, LONG_CALLS, ROOT, SHORT_CALLS,
                      Processes, read_env, read_frame_log, splice,
-                     tornet_defaults, wilson)
+                     tornet_defaults, wilson, frame_log)
 from .torctl import CheckError, Control, authenticate
 
 # (label, donar-call and donar-sim options): the policies of
@@ -569,11 +569,9 @@ def voice(build, keep, manifest, seconds, voice_calls):
         for c in todo:
             # The log as judged: the frames it lacks at its end lost.
             path = os.path.join(vdir, c['name'] + '.csv')
-            with open(path, 'w') as f:
-                f.write('seq,sent_ms,arrival_ms\n')
-                for i, x in enumerate(c['result'][0]):
-                    f.write(f'{i},{i * FRAME_MS},'
-                            f'{"" if x is None else f"{i * FRAME_MS + x:.3f}"}\n')
+            frame_log.write_frame_log(path, [
+                (i, i * FRAME_MS, None if x is None else i * FRAME_MS + x)
+                for i, x in enumerate(c['result'][0])])
             paths.append(path)
         t0 = time.monotonic()
         results = trace_quality.score_logs(

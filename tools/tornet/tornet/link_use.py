@@ -30,6 +30,7 @@ import re
 import statistics
 import sys
 
+from .common import frame_log
 
 DEADLINE_MS = 360
 
@@ -127,14 +128,8 @@ def read_sends(path):
 def read_frames(path):
     """{seq: (sent_ms, late)} from donar-call --frame-log: late, later than
     the deadline or never came."""
-    frames = {}
-    with open(path) as f:
-        for row in csv.DictReader(f):
-            sent = float(row['sent_ms'])
-            arrival = row['arrival_ms']
-            frames[int(row['seq'])] = (
-                sent, not arrival or float(arrival) - sent > DEADLINE_MS)
-    return frames
+    return {seq: (sent, arrival is None or arrival - sent > DEADLINE_MS)
+            for seq, sent, arrival in frame_log.read_frame_log(path)}
 
 
 def read_lateness(path):
