@@ -1,29 +1,23 @@
 /* A connection through a relay of donar-shaper: side 0 is the client that
  * connected to the relay's listen port, side 1 the connection to its target
- * port.  What side d reads goes into the FIFO of direction d, stamped with
- * the time it is due (lib/shaper), and is written to side 1 - d then.  A
- * close travels the same way: the other side is closed once the bytes ahead
- * of it are written. */
+ * port.  What side d reads goes into direction d of the connection's timed
+ * queue (lib/shaper), stamped with the time it is due, and is written to
+ * side 1 - d then.  A close travels the same way, as a chunk without data:
+ * the other side is closed once the bytes ahead of it are written. */
 #include "shaper.h"
+#include "donar-timed-queue.h"
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
-
-/* A chunk read at once; data NULL is the close of the side that sent it. */
-typedef struct
-{
-  gint64 release_us;
-  struct evbuffer *data;
-} Chunk;
 
 struct _ShaperConn
 {
   ShaperRelay *relay;
   guint id;
   struct bufferevent *side[2];
-  GQueue fifo[2];               /* Chunk, direction d: read on side d */
-  gsize queued[2];              /* bytes in fifo[d] */
+  /* evbuffer, direction d: read on side d; NULL is the close of side d */
+  DonarTimedQueue *fifo;
   gint64 last_release_us[2];
   struct event *timer[2];
   gboolean connected;           /* side 1 reached the target */
@@ -53,7 +47,7 @@ static void
 update_reading (ShaperConn * c, guint dir)
 {
   struct bufferevent *to = c->side[1 - dir];
-  gsize pending = c->queued[dir];
+  gsize pending = donar_timed_queue_bytes (c->fifo, dir);
 
   if (c->side[dir] == NULL || c->ended[dir])
     return;
@@ -69,11 +63,11 @@ static void
 arm_timer (ShaperConn * c, guint dir)
 {
   Shaper *s = c->relay->shaper;
-  Chunk *head = g_queue_peek_head (&c->fifo[dir]);
+  gint64 due_us = donar_timed_queue_next_due (c->fifo, dir);
 
-  if (head == NULL)
+  if (due_us == G_MAXINT64)
     return;
-  donar_ev_timer_at (s->base, c->timer[dir], s->origin_us + head->release_us);
+  donar_ev_timer_at (s->base, c->timer[dir], s->origin_us + due_us);
 }
 
 /* Bytes (or the close, data NULL) arrive from side dir now. */
@@ -81,21 +75,19 @@ static void
 enqueue (ShaperConn * c, guint dir, struct evbuffer *data)
 {
   Shaper *s = c->relay->shaper;
-  Chunk *chunk = g_new0 (Chunk, 1);
   gint64 now = shaper_now (s);
   gint64 delay = donar_shaper_schedule_delay (c->relay->schedule, now);
   gsize bytes = data ? evbuffer_get_length (data) : 0;
-
-  chunk->data = data;
-  chunk->release_us = donar_shaper_release_time (&c->last_release_us[dir],
+  gint64 release_us = donar_shaper_release_time (&c->last_release_us[dir],
       now, delay);
-  c->queued[dir] += bytes;
-  g_queue_push_tail (&c->fifo[dir], chunk);
+  gboolean head = donar_timed_queue_push (c->fifo, dir, release_us, data,
+      bytes);
+
   shaper_log (s, "%s relay=%u conn=%u dir=%u bytes=%" G_GSIZE_FORMAT
       " recv_us=%" G_GINT64_FORMAT " delay_us=%" G_GINT64_FORMAT
       " release_us=%" G_GINT64_FORMAT, data ? "chunk" : "end",
-      c->relay->index, c->id, dir, bytes, now, delay, chunk->release_us);
-  if (g_queue_get_length (&c->fifo[dir]) == 1)
+      c->relay->index, c->id, dir, bytes, now, delay, release_us);
+  if (head)
     arm_timer (c, dir);
 }
 
@@ -107,30 +99,27 @@ deliver (ShaperConn * c, guint dir)
   Shaper *s = c->relay->shaper;
   struct bufferevent *to = c->side[1 - dir];
   gint64 now = shaper_now (s);
-  Chunk *head;
+  struct evbuffer *data;
+  gint64 release_us;
 
-  while ((head = g_queue_peek_head (&c->fifo[dir])) != NULL
-      && head->release_us <= now) {
-    g_queue_pop_head (&c->fifo[dir]);
-    if (head->data == NULL) {
+  while (donar_timed_queue_pop_due (c->fifo, dir, now, (gpointer *) & data,
+          &release_us)) {
+    if (data == NULL) {
       shaper_log (s, "close relay=%u conn=%u dir=%u written_us=%"
           G_GINT64_FORMAT, c->relay->index, c->id, dir, now);
-      g_free (head);
       conn_finish (c);
       return;
     }
-    c->queued[dir] -= evbuffer_get_length (head->data);
     /* backlog: what is due and still waits for the target to take it,
      * the queue this chunk joins (a receiver that does not read). */
     shaper_log (s, "write relay=%u conn=%u dir=%u bytes=%" G_GSIZE_FORMAT
         " release_us=%" G_GINT64_FORMAT " written_us=%" G_GINT64_FORMAT
         " backlog=%" G_GSIZE_FORMAT, c->relay->index, c->id, dir,
-        evbuffer_get_length (head->data), head->release_us, now,
+        evbuffer_get_length (data), release_us, now,
         to ? evbuffer_get_length (bufferevent_get_output (to)) : 0);
     if (to != NULL)
-      bufferevent_write_buffer (to, head->data);
-    evbuffer_free (head->data);
-    g_free (head);
+      bufferevent_write_buffer (to, data);
+    evbuffer_free (data);
   }
   arm_timer (c, dir);
   update_reading (c, dir);
@@ -209,6 +198,7 @@ shaper_conn_accept (ShaperRelay * r, evutil_socket_t fd)
 
   c->relay = r;
   c->id = s->next_conn_id++;
+  c->fifo = donar_timed_queue_new ((GDestroyNotify) evbuffer_free, NULL, NULL);
   for (guint dir = 0; dir < 2; dir++)
     c->last_release_us[dir] = G_MININT64;
   c->timer[0] = evtimer_new (s->base, on_timer_0, c);
@@ -239,19 +229,14 @@ static void
 conn_finish (ShaperConn * c)
 {
   Shaper *s = c->relay->shaper;
-  Chunk *chunk;
 
   shaper_log (s, "finish relay=%u conn=%u", c->relay->index, c->id);
   for (guint dir = 0; dir < 2; dir++) {
     evtimer_del (c->timer[dir]);
     event_free (c->timer[dir]);
-    while ((chunk = g_queue_pop_head (&c->fifo[dir])) != NULL) {
-      if (chunk->data != NULL)
-        evbuffer_free (chunk->data);
-      g_free (chunk);
-    }
     donar_linger_close (s->lingering, c->side[dir]);
   }
+  donar_timed_queue_free (c->fifo);
   s->conns = g_list_remove (s->conns, c);
   g_free (c);
 }

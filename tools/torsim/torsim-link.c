@@ -2,10 +2,12 @@
  * (torsim-isolation.c: by default, SOCKS credentials and client address)
  * share a link; a new key takes the lowest free link, whose circuit is
  * rebuilt if it carried streams before.  Each chunk
- * of bytes is one packet of donar_net_model_send(): it waits in a FIFO per
- * link and direction until its arrival time, so bytes arrive in order with
- * the model's delays, and the circuit's failure ends every stream on it. */
+ * of bytes is one packet of donar_net_model_send(): it waits in the link's
+ * timed queue (lib/shaper), per direction, until its arrival time, so bytes
+ * arrive in order with the model's delays, and the circuit's failure ends
+ * every stream on it. */
 #include "torsim.h"
+#include "donar-timed-queue.h"
 
 #include <string.h>
 
@@ -13,9 +15,7 @@ typedef struct
 {
   TorsimStream *stream;         /* NULL once the stream is gone */
   struct evbuffer *data;        /* NULL: the END of the stream */
-  gsize length;
-  gint64 arrival_us;
-} Chunk;
+} Packet;
 
 struct _TorsimLink
 {
@@ -33,8 +33,7 @@ struct _TorsimLink
   guint circuit_id;
   guint generation;             /* the model's circuit of this link */
 
-  GQueue queue[2];              /* Chunk, per direction, by arrival */
-  gsize queued[2];
+  DonarTimedQueue *queue;       /* Packet, per direction, by arrival */
   struct event *deliver[2];
   struct event *ready_timer;
   struct event *failure_timer;
@@ -118,55 +117,59 @@ announce (TorsimLink * l, const char *status, const char *reason)
       status, reason != NULL ? " " : "", reason != NULL ? reason : "");
 }
 
+/* A packet arrives after its arrival time only during a DONAR-CUT, or
+ * while its stream is stalled (which holds back the packets behind it on
+ * the circuit too). */
 static gint64
-due_time (TorsimLink * l, Chunk * c)
+hold_until (gpointer data, gpointer user_data)
 {
-  gint64 due = MAX (c->arrival_us, l->t->cut_until_us);
+  Packet *p = data;
+  TorsimLink *l = user_data;
+  gint64 until = l->t->cut_until_us;
 
-  /* A chunk of a stalled stream holds back the chunks behind it on the
-   * circuit too. */
-  if (c->stream != NULL)
-    due = MAX (due, torsim_stream_stalled_until (c->stream));
-  return due;
+  if (p->stream != NULL)
+    until = MAX (until, torsim_stream_stalled_until (p->stream));
+  return until;
 }
 
 static void
 schedule (TorsimLink * l, guint dir)
 {
-  Chunk *head = g_queue_peek_head (&l->queue[dir]);
+  gint64 due_us = donar_timed_queue_next_due (l->queue, dir);
 
-  if (head == NULL)
+  if (due_us == G_MAXINT64)
     evtimer_del (l->deliver[dir]);
   else
-    torsim_timer_at (l->t, l->deliver[dir], due_time (l, head));
+    torsim_timer_at (l->t, l->deliver[dir], due_us);
 }
 
 static void
-chunk_free (Chunk * c)
+packet_free (gpointer data)
 {
-  if (c->data != NULL)
-    evbuffer_free (c->data);
-  g_free (c);
+  Packet *p = data;
+
+  if (p->data != NULL)
+    evbuffer_free (p->data);
+  g_free (p);
 }
 
 /* Hands over every chunk whose time has come, in order.  A delivery may
- * end its stream and free the link, which empties the queue: peek again
- * each time. */
+ * end its stream and free the link, which empties the queue: each pop
+ * looks at the queue again. */
 static void
 deliver_due (TorsimLink * l, guint dir)
 {
   gint64 now = torsim_now ();
-  Chunk *c;
+  gpointer data;
 
-  while ((c = g_queue_peek_head (&l->queue[dir])) != NULL
-      && due_time (l, c) <= now) {
-    g_queue_pop_head (&l->queue[dir]);
-    l->queued[dir] -= c->length;
-    if (c->stream != NULL) {
-      torsim_stream_deliver (c->stream, dir, c->data);
-      c->data = NULL;
+  while (donar_timed_queue_pop_due (l->queue, dir, now, &data, NULL)) {
+    Packet *p = data;
+
+    if (p->stream != NULL) {
+      torsim_stream_deliver (p->stream, dir, p->data);
+      p->data = NULL;
     }
-    chunk_free (c);
+    packet_free (p);
   }
   schedule (l, dir);
 }
@@ -186,14 +189,9 @@ on_deliver_down (evutil_socket_t fd, short what, void *arg)
 static void
 purge (TorsimLink * l)
 {
-  for (guint dir = 0; dir < 2; dir++) {
-    Chunk *c;
-
-    while ((c = g_queue_pop_head (&l->queue[dir])) != NULL)
-      chunk_free (c);
-    l->queued[dir] = 0;
+  donar_timed_queue_clear (l->queue);
+  for (guint dir = 0; dir < 2; dir++)
     evtimer_del (l->deliver[dir]);
-  }
 }
 
 /* The link carries no stream any more: its circuit is closed, and its
@@ -285,8 +283,7 @@ torsim_links_init (Torsim * t)
 
     l->t = t;
     l->index = i;
-    g_queue_init (&l->queue[0]);
-    g_queue_init (&l->queue[1]);
+    l->queue = donar_timed_queue_new (packet_free, hold_until, l);
     l->deliver[0] = evtimer_new (t->base, on_deliver_up, l);
     l->deliver[1] = evtimer_new (t->base, on_deliver_down, l);
     l->ready_timer = evtimer_new (t->base, on_ready, l);
@@ -302,6 +299,7 @@ torsim_links_clear (Torsim * t)
     TorsimLink *l = &t->links[i];
 
     purge (l);
+    donar_timed_queue_free (l->queue);
     g_list_free (l->streams);
     g_free (l->key);
     g_free (l->username);
@@ -370,19 +368,23 @@ torsim_link_attach (Torsim * t, const char *key, const char *username,
   return link;
 }
 
+/* Its bytes still in flight go nowhere (and still count as queued). */
+static void
+orphan (gpointer data, gpointer stream)
+{
+  Packet *p = data;
+
+  if (p->stream == stream) {
+    p->stream = NULL;
+    g_clear_pointer (&p->data, evbuffer_free);
+  }
+}
+
 void
 torsim_link_detach (TorsimLink * l, TorsimStream * stream)
 {
-  /* Its bytes still in flight go nowhere. */
   for (guint dir = 0; dir < 2; dir++)
-    for (GList * e = l->queue[dir].head; e != NULL; e = e->next) {
-      Chunk *c = e->data;
-
-      if (c->stream == stream) {
-        c->stream = NULL;
-        g_clear_pointer (&c->data, evbuffer_free);
-      }
-    }
+    donar_timed_queue_foreach (l->queue, dir, orphan, stream);
   if (l->failing)
     return;
   l->streams = g_list_remove (l->streams, stream);
@@ -410,7 +412,7 @@ torsim_link_send (TorsimLink * l, TorsimStream * stream, guint dir,
   gsize length = data != NULL ? evbuffer_get_length (data) : 0;
   gint64 now = torsim_now ();
   gint64 arrival = -1;
-  Chunk *c;
+  Packet *p;
 
   /* An END is a cell too: one byte for the model. */
   if (!l->doomed)
@@ -430,16 +432,12 @@ torsim_link_send (TorsimLink * l, TorsimStream * stream, guint dir,
     }
     return;
   }
-  c = g_new0 (Chunk, 1);
-  c->stream = stream;
-  c->data = data;
-  c->length = length;
-  c->arrival_us = arrival;
-  g_queue_push_tail (&l->queue[dir], c);
-  l->queued[dir] += length;
+  p = g_new0 (Packet, 1);
+  p->stream = stream;
+  p->data = data;
   l->bytes[dir] += length;
   l->packets[dir]++;
-  if (l->queue[dir].length == 1)
+  if (donar_timed_queue_push (l->queue, dir, arrival, p, length))
     schedule (l, dir);
 }
 
@@ -511,7 +509,8 @@ torsim_links_stats (Torsim * t, GString * out)
         " FAILS_IN_S=%s\n", i, state_name (l),
         l->in_use ? l->circuit_id : 0, g_list_length (l->streams),
         l->generation, l->reopens, l->failures, l->bytes[0], l->bytes[1],
-        l->packets[0], l->packets[1], l->queued[0], l->queued[1],
+        l->packets[0], l->packets[1], donar_timed_queue_bytes (l->queue, 0),
+        donar_timed_queue_bytes (l->queue, 1),
         donar_net_model_link_base_delay (t->model, i), fails);
   }
 }
