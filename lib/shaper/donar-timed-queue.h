@@ -15,7 +15,9 @@
 
 #include <glib.h>
 
-G_BEGIN_DECLS typedef struct _DonarTimedQueue DonarTimedQueue;
+G_BEGIN_DECLS
+
+typedef struct _DonarTimedQueue DonarTimedQueue;
 
 /* A time before which the chunk carrying data may not leave, whatever its
  * own due time: G_MININT64 when nothing holds it.  Asked again each time
@@ -58,4 +60,5 @@ void donar_timed_queue_foreach (DonarTimedQueue * q, guint dir, GFunc func,
 void donar_timed_queue_clear (DonarTimedQueue * q);
 
 G_END_DECLS
+
 #endif /* DONAR_TIMED_QUEUE_H */
