@@ -6,7 +6,9 @@
 
 #include <glib.h>
 
-G_BEGIN_DECLS typedef struct _FrameLogWriter FrameLogWriter;
+G_BEGIN_DECLS
+
+typedef struct _FrameLogWriter FrameLogWriter;
 
 /* A log for path, with its header; nothing is written before
  * frame_log_writer_finish (). */
