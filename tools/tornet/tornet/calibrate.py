@@ -28,7 +28,7 @@ medians over the calls of a duration (nearest rank, as the model). Both
 are checked against `donar-netmodel-calibrate --quick --json` (Default):
 shares within 8 points, p10/p50/p90 within 10 %.
 
-Writes the calibration section of docs/tornet.md (between its markers)
+Writes docs/tornet-calibration.md (the block between its markers)
 and docs/tornet-calibration.json (every run kept by scale, so that the
 unscaled "before" stays beside the calibrated one). Exits 1 when the run is
 outside the targets.
@@ -421,7 +421,7 @@ def check(tb, model):
 def render(data, default_scale):
     model = data['model']
     lines = [
-        '## Calibration', '',
+        '## Every run', '',
         'Written by `tools/tornet/calibrate-tornet.py` (`tools/tornet/tornet.sh '
         'calibrate`); do not edit: rerun it. Single-link calls through real '
         'tor over the shaped network (seed 3, bulk cross traffic on, as '
@@ -658,7 +658,7 @@ def main():
                    'scale-F)')
     p.add_argument('--docs', default=os.path.join(ROOT, 'docs'))
     p.add_argument('--no-docs', action='store_true',
-                   help='check only: write neither docs/tornet.md nor the '
+                   help='check only: write neither docs/tornet-calibration.md nor the '
                    'JSON')
     p.add_argument('--report-only', action='store_true',
                    help='no calls: judge the calls kept in --keep again')
@@ -739,9 +739,9 @@ def main():
         with open(json_path, 'w') as f:
             json.dump(data, f, indent=1)
             f.write('\n')
-        splice(os.path.join(args.docs, 'tornet.md'),
-                  render(data, default_scale), BEGIN, END, '## Figures')
-        log(f'wrote {json_path} and the calibration of docs/tornet.md')
+        splice(os.path.join(args.docs, 'tornet-calibration.md'),
+               render(data, default_scale), BEGIN, END, '## Figures')
+        log(f'wrote {json_path} and docs/tornet-calibration.md')
     if outside:
         log('OUTSIDE THE TARGETS: ' + '; '.join(outside))
         return 1

@@ -98,7 +98,7 @@ def read_frame_log(path):
 def splice(page_path, section, begin, end, before='## Where we differ'):
     """page_path with the section between its markers, added before the
     heading `before` the first time (docs/evaluation.md's "Where we differ";
-    calibrate-tornet.py splices docs/tornet.md with its own)."""
+    calibrate-tornet.py splices docs/tornet-calibration.md with its own)."""
     block = f'{begin}\n{section}{end}'
     page = open(page_path, encoding='utf-8').read()
     if begin in page and end in page:
