@@ -207,6 +207,21 @@ def check_paired(ev):
              '[+7.68, +51.90]')
 
 
+def check_link_use_report(script, keep):
+    """`python3 -m tornet report link-use` prints the tables of the
+    section's "How each policy used the links" from the same kept run."""
+    command, env = paired_command(script)
+    done = subprocess.run(command[:-1] + ['report', 'link-use', '--keep', keep],
+                          env=env, capture_output=True, text=True)
+    for needed in ('| ADAPTIVE budget 2 | 2 | 48 | 9 | 4 | 75 | 1.0 |',
+                   '| ADAPTIVE budget 1 | 50, 0.00 | 47, 0.00 | 2, 100.00 '
+                   '| 1, 0.00 | 98, 2.04 | 1.51 |',
+                   '| SIMPLE | 0.75 | 1.50 | 0.00 | '):
+        if done.returncode != 0 or needed not in done.stdout:
+            fail(f'report link-use (exit {done.returncode}) has no '
+                 f'{needed!r}:\n{done.stdout}{done.stderr}')
+
+
 def check_variant(script, build, keep):
     """--variant: a made-up variant X beside ADAPTIVE budget 2 in two
     pairs; X's calls good, budget 2's first late (2 of its 200 frames:
@@ -398,6 +413,7 @@ def main():
         for needed in needs:
             if needed not in section:
                 fail(f'the section has no {needed!r}:\n{section}')
+        check_link_use_report(script, keep)
         if not os.path.getsize(os.path.join(docs, 'img',
                                             'tornet-latency-cdf.png')):
             fail('no latency CDF')
