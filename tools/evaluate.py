@@ -22,13 +22,6 @@ environment build-venv/ that scripts/setup.sh makes has them all.
 import sys
 
 from evaluation.cli import main
-# What tools/tornet/ takes of the evaluation of record to score its calls
-# as the voice-quality section does (it imports this file as `evaluate`).
-from evaluation.policies import GOOD_DELAY_MS, GOOD_PESQ, VOICE_SEGMENTS
-from evaluation.voice import import_quality, voice_call, voice_figures
-
-__all__ = ['main', 'GOOD_DELAY_MS', 'GOOD_PESQ', 'VOICE_SEGMENTS',
-           'import_quality', 'voice_call', 'voice_figures']
 
 if __name__ == '__main__':
     main(sys.argv[1:])

@@ -63,6 +63,7 @@ import statistics
 import subprocess
 import sys
 import time
+import types
 
 from . import calibrate as cal
 from . import link_use, paired
@@ -128,12 +129,18 @@ def slug(label):
 
 
 def evaluation():
-    """tools/evaluate.py: the voice figures of the evaluation of record."""
+    """The evaluation of record's voice scoring and its constants
+    (tools/evaluation/), so that calls over real tor are scored as its
+    simulated calls are."""
     tools = os.path.join(ROOT, 'tools')
     if tools not in sys.path:
         sys.path.insert(0, tools)
-    import evaluate
-    return evaluate
+    from evaluation import policies, voice
+    return types.SimpleNamespace(
+        import_quality=voice.import_quality, voice_call=voice.voice_call,
+        voice_figures=voice.voice_figures,
+        VOICE_SEGMENTS=policies.VOICE_SEGMENTS, GOOD_PESQ=policies.GOOD_PESQ,
+        GOOD_DELAY_MS=policies.GOOD_DELAY_MS)
 
 
 def relay_parameters(*set_lists):
@@ -910,8 +917,9 @@ def voice_lines(voices, voice_calls):
     return [
         '### Voice', '',
         'How the calls sound, scored as [the evaluation of record]'
-        '(#voice-quality) scores simulated calls (tools/evaluate.py\'s '
-        '`voice_call`, tools/quality/trace_quality.py): each call\'s frame '
+        '(evaluation.md#voice-quality) scores simulated calls '
+        '(tools/evaluation/voice.py\'s `voice_call`, '
+        'tools/quality/trace_quality.py): each call\'s frame '
         'log, caller to callee, replayed through Opus at 32 kbit/s and '
         '`donarjitterbuffer`\'s adaptive playout (`donar-quality-replay`), '
         'PESQ wide band against the speech sent, at most '
