@@ -9,6 +9,8 @@ import shutil
 import sys
 import time
 
+from framelog.frame_log import write_frame_log
+
 from .policies import (
     DIRECT_DELAY_MS, DIRECT_KEY, FRAME_MS, GOOD_DELAY_MS, GOOD_PESQ,
     SECURITIES, VOICE_DIRECTION, VOICE_POLICIES)
@@ -35,10 +37,8 @@ def import_quality():
 def write_direct_log(path, seconds):
     """A frame log of direct UDP: every frame arrives DIRECT_DELAY_MS after
     it is sent, none lost."""
-    with open(path, 'w', encoding='utf-8') as f:
-        f.write('seq,sent_ms,arrival_ms\n')
-        for i in range(seconds * 1000 // FRAME_MS):
-            f.write(f'{i},{i * FRAME_MS},{i * FRAME_MS + DIRECT_DELAY_MS}\n')
+    write_frame_log(path, [(i, i * FRAME_MS, i * FRAME_MS + DIRECT_DELAY_MS)
+                           for i in range(seconds * 1000 // FRAME_MS)])
 
 
 def voice_call(result, qscore):
