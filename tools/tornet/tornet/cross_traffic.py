@@ -19,7 +19,6 @@ import http.server
 import json
 import os
 import signal
-import socket
 import socketserver
 import sys
 import threading

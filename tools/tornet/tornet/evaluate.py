@@ -752,7 +752,7 @@ def calibration_rows(docs, network):
         lines.append(f'| seed 000 Fig. 3, {kind} | 64 | {cal.FIG3[kind]} | | | |')
     if run is None:
         lines += ['', 'No calibration of this network is kept in '
-                  f'[tornet-calibration.json](tornet-calibration.json): the '
+                  '[tornet-calibration.json](tornet-calibration.json): the '
                   'figures below are on an uncalibrated testbed.']
         return lines, None
     for kind in ('30s', '5min'):
